@@ -1,0 +1,87 @@
+"""The only MkDocs-specific code: wires sitekit's checks, figures and macros into the build.
+
+Moving to another generator means rewriting these few functions, not the pipeline.
+Set SITE_ALLOW_STALE=1 (the `serve` session does) to show problems on the page instead of failing.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from mkdocs.exceptions import PluginError
+from mkdocs.structure.files import File, Files
+
+from sitekit import claims, contract, figures, render
+
+_state: dict[str, Any] = {}
+
+
+def on_config(config: Any) -> Any:
+    cpu, cpu_prov = claims.load("cpu")
+    cuda, cuda_prov = claims.load("cuda")
+    _state.update(
+        strict=os.environ.get("SITE_ALLOW_STALE") != "1",
+        cpu=cpu,
+        cuda=cuda,
+        cpu_prov=cpu_prov,
+        cuda_prov=cuda_prov,
+        drawn={},
+        cited={},
+    )
+    if not cpu and _state["strict"]:
+        raise PluginError("results/cpu.json is missing: run `nox -s tests` first (`nox -s docs` does).")
+    return config
+
+
+def on_files(files: Files, config: Any) -> Files:
+    problems = contract.check_tree()
+    if problems:
+        raise PluginError("the site breaks its contract:\n  " + "\n  ".join(problems))
+    drawn: dict[str, dict[str, str]] = {}
+    for name, spec in sorted(figures.load_all().items()):
+        for device, recorded in (("cpu", _state["cpu"]), ("cuda", _state["cuda"])):
+            svg = figures.draw(spec, recorded)
+            if svg is None:
+                continue
+            uri = f"figures/{name}.svg" if device == "cpu" else f"figures/{name}.cuda.svg"
+            files.append(File.generated(config, uri, content=svg))
+            drawn.setdefault(name, {})[device] = uri
+    _state["drawn"] = drawn
+    return files
+
+
+def on_page_markdown(markdown: str, page: Any, config: Any, files: Files) -> str:
+    ctx = render.Context(
+        page=page.file.src_uri,
+        cpu=_state["cpu"],
+        cuda=_state["cuda"],
+        cpu_provenance=_state["cpu_prov"],
+        cuda_provenance=_state["cuda_prov"],
+        figures=_state["drawn"],
+        strict=_state["strict"],
+    )
+    try:
+        out = render.render(markdown, ctx)
+    except claims.ClaimError as err:
+        raise PluginError(str(err)) from None
+    _state["cited"][page.file.src_uri] = ctx.cited
+    return out
+
+
+def on_env(env: Any, config: Any, files: Files) -> Any:
+    if not _state["strict"]:
+        return env
+    uncited = [
+        f"{c.test} (claim {cid!r}) names page docs/{c.page}, which never cites it: add "
+        f'{{{{ claim("{cid}") }}}} or a value/table/figure from it to that page.'
+        for cid, c in sorted(_state["cpu"].items())
+        if cid not in _state["cited"].get(c.page, set())
+    ]
+    if uncited:
+        raise PluginError("claims that no page shows:\n  " + "\n  ".join(uncited))
+    return env

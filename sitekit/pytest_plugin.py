@@ -1,0 +1,231 @@
+"""pytest side of the pipeline: the `claim` marker, the `claim` and `device` fixtures, recording.
+
+A claim test looks like this::
+
+    @pytest.mark.claim("The + node hands the upstream gradient to both operands unchanged.",
+                       page="module/gradient-highway.md")
+    def test_add_node_copies_upstream_gradient(claim, device):
+        r = add_node.measure(device, seed=0)
+        check(r)                                   # asserts the claim
+        claim.rejects(check, r.counterfactual, because="a * node scales the gradient")
+        claim.record(grad_a=r.grad_a)
+
+Its id is the test name without `test_`; its snippet is fixed by the file's path; every run writes
+`results/<device>.json` with the measured values, status and a hash of the code behind it.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import math
+import platform
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from sitekit import claims as store
+
+_RECORDS: dict[str, dict[str, Any]] = {}
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--device",
+        default="cpu",
+        choices=store.DEVICES,
+        help="device every claim runs on; results go to results/<device>.json",
+    )
+    parser.addoption("--no-record", action="store_true", help="run claims without writing results/<device>.json")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers", "claim(statement, page): a test that proves one sentence of a page (see sitekit)"
+    )
+    if config.getoption("--device") == "cuda":
+        import torch
+
+        if not torch.cuda.is_available():
+            raise pytest.UsageError(
+                "--device cuda: no CUDA device is visible to torch "
+                f"(torch {torch.__version__}, built for CUDA {torch.version.cuda}). "
+                "Run `nox -s tests_cuda` on a GPU host; the CPU claims run with `nox -s tests`."
+            )
+
+
+def jsonable(value: Any) -> Any:
+    """Turn tensors, numpy scalars, tuples and dataclasses into plain JSON values."""
+    if hasattr(value, "tolist"):
+        value = value.tolist()
+    if hasattr(value, "__dataclass_fields__"):
+        value = {k: getattr(value, k) for k in value.__dataclass_fields__}
+    if isinstance(value, dict):
+        return {str(k): jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [jsonable(v) for v in value]
+    if isinstance(value, float) and not math.isfinite(value):
+        return repr(value)
+    if isinstance(value, (bool, int, float, str)) or value is None:
+        return value
+    raise TypeError(f"cannot record {type(value).__name__}: record plain numbers, strings or lists")
+
+
+class Claim:
+    """Handle a claim test uses to record what it measured and to prove its check can fail."""
+
+    def __init__(self, item: pytest.Item) -> None:
+        self.item = item
+        self.values: dict[str, Any] = {}
+        self.counterfactuals: list[str] = []
+
+    def record(self, **values: Any) -> None:
+        """Store measured values; pages cite them as value("<id>", "<key>")."""
+        self.values.update({k: jsonable(v) for k, v in values.items()})
+
+    def rejects(self, check: Callable[..., Any], *args: Any, because: str, **kwargs: Any) -> None:
+        """Assert that `check`, the claim's own assertion, fails on a counterfactual."""
+        try:
+            check(*args, **kwargs)
+        except AssertionError:
+            self.counterfactuals.append(because)
+            return
+        raise AssertionError(
+            f"{self.item.nodeid}: the check accepted the counterfactual ({because}); "
+            "a check that cannot fail proves nothing: tighten it"
+        )
+
+
+def _marker(item: pytest.Item) -> pytest.Mark | None:
+    return item.get_closest_marker("claim")
+
+
+def _describe(item: pytest.Item) -> tuple[str, str, str]:
+    mark = _marker(item)
+    assert mark is not None
+    if len(mark.args) != 1 or set(mark.kwargs) != {"page"}:
+        raise store.ClaimError(
+            f'{item.nodeid}: write @pytest.mark.claim("<the sentence it proves>", page="<docs path>")'
+        )
+    page = mark.kwargs["page"]
+    if not (store.ROOT / "docs" / page).is_file():
+        raise store.ClaimError(f"{item.nodeid}: page docs/{page} does not exist; fix page=...")
+    return item.name.removeprefix("test_"), mark.args[0], page
+
+
+@pytest.fixture
+def claim(request: pytest.FixtureRequest) -> Claim:
+    """The running claim (only for tests marked @pytest.mark.claim)."""
+    if _marker(request.node) is None:
+        raise store.ClaimError(f"{request.node.nodeid}: the claim fixture needs @pytest.mark.claim")
+    handle = Claim(request.node)
+    request.node.stash[_HANDLE] = handle
+    return handle
+
+
+@pytest.fixture(scope="session")
+def device(pytestconfig: pytest.Config) -> str:
+    """The device every claim runs on (`--device`); session-scoped so module fixtures can share work."""
+    return str(pytestconfig.getoption("--device"))
+
+
+_HANDLE = pytest.StashKey[Claim]()
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    seen: dict[str, str] = {}
+    for item in items:
+        if _marker(item) is None:
+            continue
+        cid, _, _ = _describe(item)
+        if cid in seen:
+            raise store.ClaimError(f"claim id {cid!r} is used by {seen[cid]} and {item.nodeid}")
+        seen[cid] = item.nodeid
+        snippet = store.snippet_for_test(Path(item.path))
+        if not snippet.is_file():
+            raise store.ClaimError(
+                f"{item.nodeid}: its snippet {snippet.relative_to(store.ROOT)} does not exist "
+                "(tests/<topic>/test_<name>.py proves snippets/<topic>/<name>.py)"
+            )
+        if "claim" not in getattr(item, "fixturenames", ()):
+            raise store.ClaimError(f"{item.nodeid}: a claim test must take the `claim` fixture")
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):  # type: ignore[no-untyped-def]
+    report = yield
+    if _marker(item) is None or report.when not in ("setup", "call"):
+        return report
+    if report.when == "setup" and report.passed:
+        item.stash[_START] = time.perf_counter()
+        return report
+    handle = item.stash.get(_HANDLE, None)
+    status = report.outcome
+    if status == "passed" and handle is not None and not handle.counterfactuals:
+        report.outcome = "failed"
+        report.longrepr = (
+            f"{item.nodeid}: claim never showed its check can fail; call "
+            "claim.rejects(check, <counterfactual>, because=...)"
+        )
+        status = "failed"
+    cid, statement, page = _describe(item)
+    device = str(item.config.getoption("--device"))
+    import torch
+
+    test_file = Path(item.path)
+    _RECORDS[cid] = {
+        "id": cid,
+        "statement": statement,
+        "page": page,
+        "snippet": str(store.snippet_for_test(test_file).relative_to(store.ROOT)),
+        "test": f"{test_file.relative_to(store.ROOT)}::{item.name}",
+        "values": handle.values if handle else {},
+        "status": status,
+        "device": device,
+        "torch": torch.__version__,
+        "hash": store.code_hash(test_file),
+        "recorded_at": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+        "duration_s": round(time.perf_counter() - item.stash.get(_START, time.perf_counter()), 3),
+        "counterfactuals": handle.counterfactuals if handle else [],
+        "error": None if status == "passed" else str(report.longrepr)[-2000:],
+    }
+    return report
+
+
+_START = pytest.StashKey[float]()
+
+
+def provenance(device: str) -> dict[str, Any]:
+    """Where and with what the claims ran."""
+    import torch
+
+    info: dict[str, Any] = {
+        "device": device,
+        "torch": torch.__version__,
+        "python": platform.python_version(),
+        "machine": platform.machine(),
+        "processor": platform.processor() or platform.machine(),
+        "threads": torch.get_num_threads(),
+        "date": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+    }
+    if device == "cuda":
+        info.update(
+            gpu=torch.cuda.get_device_name(0),
+            cuda=torch.version.cuda,
+            cudnn=torch.backends.cudnn.version(),
+            capability=".".join(map(str, torch.cuda.get_device_capability(0))),
+        )
+    return info
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    if not _RECORDS or session.config.getoption("--no-record"):
+        return
+    device = str(session.config.getoption("--device"))
+    path = store.merge(device, dict(_RECORDS), provenance(device))
+    reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+    if reporter is not None:
+        failed = sum(r["status"] != "passed" for r in _RECORDS.values())
+        reporter.write_line(f"recorded {len(_RECORDS)} claims ({failed} not passing) in {path.relative_to(store.ROOT)}")

@@ -1,0 +1,261 @@
+"""Fill a page's `{{ macro(...) }}` calls from recorded results.
+
+Macros (arguments are Python literals):
+
+- `{{ value("claim_id", "key.sub", ".3g") }}`   a measured number or string
+- `{{ table("claim_id", "key", ".3g") }}`       a recorded {"columns": [...], "rows": [[...]]} table
+- `{{ error("claim_id", "key") }}`              an exception message captured from execution
+- `{{ figure("name", "alt text") }}`            a figure drawn from recorded results (sitekit.figures)
+- `{{ claim("claim_id") }}`                     a link to the claim's entry in the ledger
+- `{{ ledger() }}`                              the ledger of every claim (the Claims page)
+
+A page that cites a claim that is missing, failing or stale does not build: the error says which page,
+which claim and the command that fixes it. Plain Python, so it can move with the pages.
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from sitekit.claims import Claim, ClaimError
+
+MACRO = re.compile(r"\{\{\s*(?P<name>[a-z_]+)\((?P<args>.*?)\)\s*\}\}")
+
+
+@dataclass
+class Context:
+    """What a page is rendered against."""
+
+    page: str  # path under docs/, e.g. "module/gradient-highway.md"
+    cpu: dict[str, Claim]
+    cuda: dict[str, Claim] = field(default_factory=dict)
+    cuda_provenance: dict[str, Any] = field(default_factory=dict)
+    cpu_provenance: dict[str, Any] = field(default_factory=dict)
+    figures: dict[str, dict[str, str]] = field(default_factory=dict)  # name -> device -> uri
+    strict: bool = True
+    cited: set[str] = field(default_factory=set)
+
+    def link(self, target: str) -> str:
+        """Relative link from this page to another docs path."""
+        return os.path.relpath(target, os.path.dirname(self.page) or ".").replace(os.sep, "/")
+
+
+MACROS: dict[str, Callable[..., str]] = {}
+
+
+def macro(fn: Callable[..., str]) -> Callable[..., str]:
+    """Register a page macro by its function name."""
+    MACROS[fn.__name__] = fn
+    return fn
+
+
+def _topic_command(c: Claim) -> str:
+    return f"nox -s tests -- {os.path.dirname(c.test.split('::')[0])}"
+
+
+def verified(ctx: Context, cid: str) -> Claim:
+    """The CPU record of a claim, refusing missing, failing and stale ones."""
+    ctx.cited.add(cid)
+    c = ctx.cpu.get(cid)
+    where = f"docs/{ctx.page} cites claim {cid!r}"
+    if c is None:
+        raise ClaimError(
+            f"{where}, which has no result in results/cpu.json. Check the id against the test name "
+            "(test_<id>) and run `nox -s tests`."
+        )
+    if c.status != "passed":
+        raise ClaimError(f"{where}, whose test {c.test} is {c.status}: fix it, then `{_topic_command(c)}`.")
+    if c.stale:
+        raise ClaimError(
+            f"{where}, but {c.snippet} or its test changed since it ran (stale result). Run `{_topic_command(c)}`."
+        )
+    return c
+
+
+def cuda_record(ctx: Context, cid: str) -> Claim | None:
+    """The CUDA record where it exists, passed, and matches the current code."""
+    c = ctx.cuda.get(cid)
+    if c is None or c.status != "passed" or c.stale:
+        return None
+    return c
+
+
+def lookup(values: Any, key: str, where: str) -> Any:
+    """values["a"]["b"][2] for key "a.b.2"."""
+    out = values
+    for part in key.split(".") if key else []:
+        try:
+            out = out[int(part)] if isinstance(out, list) else out[part]
+        except (KeyError, IndexError, ValueError, TypeError):
+            raise ClaimError(f"{where}: no recorded value at {key!r}") from None
+    return out
+
+
+def fmt(value: Any, spec: str) -> str:
+    if isinstance(value, bool) or not spec:
+        return str(value)
+    if isinstance(value, (int, float)):
+        return format(value, spec)
+    return str(value)
+
+
+@macro
+def value(ctx: Context, cid: str, key: str, spec: str = "") -> str:
+    c = verified(ctx, cid)
+    where = f"docs/{ctx.page}: value({cid!r}, {key!r})"
+    shown = fmt(lookup(c.values, key, where), spec)
+    gpu = cuda_record(ctx, cid)
+    if gpu is not None:
+        other = fmt(lookup(gpu.values, key, where + " on CUDA"), spec)
+        if other != shown:
+            return f"{shown} (CPU) / {other} (CUDA)"
+    return shown
+
+
+def _md_table(data: Any, spec: str, where: str) -> str:
+    if not isinstance(data, dict) or set(data) != {"columns", "rows"}:
+        raise ClaimError(f"{where}: record tables as {{'columns': [...], 'rows': [[...], ...]}}")
+    head = "| " + " | ".join(map(str, data["columns"])) + " |"
+    rule = "|" + "|".join(" ---: " if i else " --- " for i in range(len(data["columns"]))) + "|"
+    body = ["| " + " | ".join(fmt(v, spec) for v in row) + " |" for row in data["rows"]]
+    return "\n".join([head, rule, *body])
+
+
+def tabs(cpu_block: str, cuda_block: str | None, ctx: Context) -> str:
+    """CPU and CUDA variants as content tabs (CPU alone when CUDA has not run this code)."""
+    if cuda_block is None:
+        return cpu_block
+    indent = lambda text: "\n".join(("    " + line) if line else "" for line in text.splitlines())  # noqa: E731
+    gpu = ctx.cuda_provenance.get("gpu", "CUDA")
+    return f'=== "CPU"\n\n{indent(cpu_block)}\n\n=== "CUDA ({gpu})"\n\n{indent(cuda_block)}\n'
+
+
+@macro
+def table(ctx: Context, cid: str, key: str, spec: str = "") -> str:
+    c = verified(ctx, cid)
+    where = f"docs/{ctx.page}: table({cid!r}, {key!r})"
+    cpu_block = _md_table(lookup(c.values, key, where), spec, where)
+    gpu = cuda_record(ctx, cid)
+    cuda_block = _md_table(lookup(gpu.values, key, where), spec, where) if gpu else None
+    return tabs(cpu_block, cuda_block, ctx)
+
+
+@macro
+def error(ctx: Context, cid: str, key: str) -> str:
+    c = verified(ctx, cid)
+    text = str(lookup(c.values, key, f"docs/{ctx.page}: error({cid!r}, {key!r})"))
+    return f'``` text title="raised when run ({c.device}, torch {c.torch})"\n{text}\n```'
+
+
+@macro
+def figure(ctx: Context, name: str, alt: str) -> str:
+    if name not in ctx.figures:
+        raise ClaimError(
+            f"docs/{ctx.page} shows figure {name!r}, which was not drawn: check its name in "
+            "figures/*.py and that every claim it draws from passed (`nox -s tests`)."
+        )
+    from sitekit.figures import REGISTRY
+
+    for cid in REGISTRY[name].claims:
+        verified(ctx, cid)
+    drawn = ctx.figures[name]
+    cpu_block = f"![{alt}]({ctx.link(drawn['cpu'])})"
+    cuda_block = f"![{alt} (CUDA)]({ctx.link(drawn['cuda'])})" if "cuda" in drawn else None
+    return tabs(cpu_block, cuda_block, ctx)
+
+
+@macro
+def claim(ctx: Context, cid: str) -> str:
+    c = verified(ctx, cid)
+    gpu = " and CUDA" if cuda_record(ctx, cid) else ""
+    title = f"{c.test} passed on CPU{gpu}"
+    return f'[✓ verified]({ctx.link("claims.md")}#{anchor(cid)} "{title}"){{ .claim-badge }}'
+
+
+def anchor(cid: str) -> str:
+    return "claim-" + cid.replace("_", "-")
+
+
+def _summary(values: dict[str, Any], limit: int = 90) -> str:
+    parts = []
+    for k, v in values.items():
+        if isinstance(v, (dict, list)):
+            continue
+        parts.append(f"{k} = {fmt(v, '.4g')}")
+    text = "; ".join(parts) or "(table or series, see page)"
+    text = text if len(text) <= limit else text[: limit - 1] + "…"
+    return text.replace("|", "\\|")
+
+
+@macro
+def ledger(ctx: Context) -> str:
+    rows = [
+        "| Claim | Page | Snippet and test | CPU | CUDA | Status |",
+        "| --- | --- | --- | --- | --- | --- |",
+    ]
+    for cid, c in sorted(ctx.cpu.items(), key=lambda kv: (kv[1].page, kv[0])):
+        status = "passed" if c.status == "passed" and not c.stale else ("stale" if c.stale else c.status)
+        gpu = ctx.cuda.get(cid)
+        if gpu is None:
+            cuda = "not run"
+        elif gpu.stale:
+            cuda = f"stale (code changed since {gpu.recorded_at[:10]})"
+        else:
+            cuda = f"{gpu.status}: {_summary(gpu.values)}"
+        statement = c.statement.replace("|", "\\|")
+        rows.append(
+            f'| <span id="{anchor(cid)}"></span>**{statement}**<br>`{cid}` '
+            f"| [{c.page}]({ctx.link(c.page)}) "
+            f"| `{c.snippet}`<br>`{c.test.split('::')[1]}` "
+            f"| {_summary(c.values)} | {cuda} | {status} |"
+        )
+    return "\n".join(rows)
+
+
+CODE_SPAN = re.compile(r"(`+)(?:.+?)\1")
+FENCE_LINE = re.compile(r"^\s*(`{3,}|~{3,})")
+
+
+def render(text: str, ctx: Context) -> str:
+    """Expand every macro call outside code in a page's Markdown; raise ClaimError on a bad one."""
+
+    def expand(m: re.Match[str]) -> str:
+        name = m["name"]
+        if name not in MACROS:
+            raise ClaimError(f"docs/{ctx.page}: unknown macro {name!r}; known: {sorted(MACROS)}")
+        try:
+            args = ast.literal_eval(f"({m['args']},)") if m["args"].strip() else ()
+        except (SyntaxError, ValueError):
+            raise ClaimError(f"docs/{ctx.page}: cannot read {m[0]!r}; arguments must be literals") from None
+        try:
+            return MACROS[name](ctx, *args)
+        except ClaimError as err:
+            if ctx.strict:
+                raise
+            return f'<span class="claim-problem">⚠ {err}</span>'
+
+    def prose(line: str) -> str:
+        out, last = [], 0
+        for span in CODE_SPAN.finditer(line):
+            out.append(MACRO.sub(expand, line[last : span.start()]))
+            out.append(span[0])
+            last = span.end()
+        out.append(MACRO.sub(expand, line[last:]))
+        return "".join(out)
+
+    lines, fence = [], None
+    for line in text.split("\n"):
+        m = FENCE_LINE.match(line)
+        if fence is None and m:
+            fence = m[1]
+        elif fence is not None and line.strip().startswith(fence):
+            fence = None
+        elif fence is None:
+            line = prose(line)
+        lines.append(line)
+    return "\n".join(lines)

@@ -1,0 +1,34 @@
+"""Claims of Part 3 about PyTorch's default initialisation of nn.Linear."""
+
+import pytest
+
+from snippets.gradient_highway import default_init as snippet
+
+PAGE = "module/gradient-highway.md"
+
+
+@pytest.mark.claim(
+    "PyTorch's default nn.Linear weights are uniform on ±1/√fan_in, variance 1/(3·fan_in): "
+    "one sixth of He initialisation's 2/fan_in.",
+    page=PAGE,
+)
+def test_default_linear_init_is_not_he(claim, device):
+    r = snippet.measure(device, seed=0)
+
+    def variance_is(measured: float, expected: float) -> None:
+        # 64 layers × 128² weights: the sample variance's relative standard error is ~0.3 %.
+        assert abs(measured / expected - 1) < 0.02, (measured, expected)
+
+    variance_is(r.default_variance, r.formula_default)
+    variance_is(r.he_variance, r.formula_he)
+    assert r.max_abs_weight <= r.bias_bound and r.max_abs_bias <= r.bias_bound
+    claim.rejects(variance_is, r.default_variance, r.formula_he, because="the brief's 'He init' for the default")
+    claim.record(
+        fan_in=r.fan_in,
+        default_variance=r.default_variance,
+        formula_default=r.formula_default,
+        he_variance=r.he_variance,
+        formula_he=r.formula_he,
+        ratio=r.he_variance / r.default_variance,
+        bound=r.bias_bound,
+    )

@@ -1,0 +1,44 @@
+"""Claims of Part 2 about the identity-shortcut block."""
+
+import pytest
+
+from snippets.residual_block import identity_shortcut as snippet
+
+PAGE = "module/residual-block.md"
+
+
+def same_shape(input_shape: list[int], output_shape: list[int]) -> None:
+    assert input_shape == output_shape, f"{input_shape} != {output_shape}"
+
+
+@pytest.mark.claim(
+    "An identity-shortcut block returns a tensor of its input's shape, for expansion 1 and 4.", page=PAGE
+)
+def test_identity_block_output_shape_equals_input_shape(claim, device):
+    r = snippet.measure(device, seed=0)
+    for e in (1, 4):
+        same_shape(r.input_shape, r.output_shapes[e])
+    claim.rejects(same_shape, r.input_shape, [r.input_shape[0], 4 * r.d], because="the branch's hidden width e·d")
+    claim.record(
+        d=r.d,
+        input_shape=r.input_shape,
+        output_shape_e1=r.output_shapes[1],
+        output_shape_e4=r.output_shapes[4],
+    )
+
+
+@pytest.mark.claim(
+    "The identity shortcut adds no parameters: the block has exactly the branch's 2·e·d² + e·d + d.",
+    page=PAGE,
+)
+def test_identity_block_parameters_are_the_branch_alone(claim, device):
+    r = snippet.measure(device, seed=0)
+
+    def counts_match(counted: dict[int, int], formula: dict[int, int]) -> None:
+        assert counted == formula, f"{counted} != {formula}"
+
+    counts_match(r.parameters, r.formula)
+    assert r.shortcut_parameters == 0
+    with_projection = {e: n + r.d * r.d for e, n in r.parameters.items()}
+    claim.rejects(counts_match, with_projection, r.formula, because="a d×d projection on the shortcut")
+    claim.record(d=r.d, params_e1=r.parameters[1], params_e4=r.parameters[4], shortcut=r.shortcut_parameters)
