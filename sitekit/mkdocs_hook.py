@@ -76,12 +76,7 @@ def on_page_markdown(markdown: str, page: Any, config: Any, files: Files) -> str
 def on_env(env: Any, config: Any, files: Files) -> Any:
     if not _state["strict"]:
         return env
-    uncited = [
-        f"{c.test} (claim {cid!r}) names page docs/{c.page}, which never cites it: add "
-        f'{{{{ claim("{cid}") }}}} or a value/table/figure from it to that page.'
-        for cid, c in sorted(_state["cpu"].items())
-        if cid not in _state["cited"].get(c.page, set())
-    ]
+    uncited = render.uncited(_state["cpu"], _state["cited"])
     if uncited:
         raise PluginError("claims that no page shows:\n  " + "\n  ".join(uncited))
     return env

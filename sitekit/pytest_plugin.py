@@ -17,9 +17,12 @@ Its id is the test name without `test_`; its snippet is fixed by the file's path
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import math
 import platform
+import sys
 import time
+from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -29,6 +32,8 @@ import pytest
 from sitekit import claims as store
 
 _RECORDS: dict[str, dict[str, Any]] = {}
+_CALLS: Counter[tuple[str, str]] = Counter()
+_IN_CLAIM = [False]
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -220,7 +225,46 @@ def provenance(device: str) -> dict[str, Any]:
     return info
 
 
+def _counted(module: str, fn: Callable[..., Any]) -> Callable[..., Any]:
+    @functools.wraps(fn)
+    def measure(*args: Any, **kwargs: Any) -> Any:
+        if _IN_CLAIM[0]:
+            _CALLS[(module, f"{args!r} {sorted(kwargs.items())!r}")] += 1
+        return fn(*args, **kwargs)
+
+    measure.__counted__ = True  # type: ignore[attr-defined]
+    return measure
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """Count calls of every snippet's measure(): an experiment runs once per test run."""
+    for name, module in list(sys.modules.items()):
+        fn = getattr(module, "measure", None)
+        if name.startswith("snippets.") and callable(fn) and not hasattr(fn, "__counted__"):
+            module.measure = _counted(name, fn)  # type: ignore[attr-defined]
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None):  # type: ignore[no-untyped-def]
+    _IN_CLAIM[0] = _marker(item) is not None
+    try:
+        return (yield)
+    finally:
+        _IN_CLAIM[0] = False
+
+
 def pytest_sessionfinish(session: pytest.Session) -> None:
+    repeated = {key: n for key, n in _CALLS.items() if n > 1}
+    if repeated:
+        reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+        for (module, args), n in sorted(repeated.items()):
+            message = (
+                f"{module}.measure{args} ran {n} times in one test run: share one result between the claims "
+                "with a module-scoped fixture (an experiment runs once per build)"
+            )
+            if reporter is not None:
+                reporter.write_line(f"ERROR {message}", red=True)
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
     if not _RECORDS or session.config.getoption("--no-record"):
         return
     device = str(session.config.getoption("--device"))

@@ -217,6 +217,16 @@ def ledger(ctx: Context) -> str:
     return "\n".join(rows)
 
 
+def uncited(cpu: dict[str, Claim], cited: dict[str, set[str]]) -> list[str]:
+    """Problems for claims that the page named in their marker never shows."""
+    return [
+        f"{c.test} (claim {cid!r}) names page docs/{c.page}, which never cites it: add "
+        f'{{{{ claim("{cid}") }}}} or a value/table/figure from it to that page.'
+        for cid, c in sorted(cpu.items())
+        if cid not in cited.get(c.page, set())
+    ]
+
+
 CODE_SPAN = re.compile(r"(`+)(?:.+?)\1")
 FENCE_LINE = re.compile(r"^\s*(`{3,}|~{3,})")
 

@@ -8,9 +8,14 @@ from snippets.gradient_highway import jacobian as snippet
 PAGE = "module/gradient-highway.md"
 
 
+@pytest.fixture(scope="module")
+def results(device):
+    """One run of the experiment, shared by every claim below."""
+    return [snippet.measure(device, seed=s) for s in range(5)]
+
+
 @pytest.mark.claim("Autograd's Jacobian of y = x + F(x) equals I + ∂F/∂x exactly (float64), over 5 seeds.", page=PAGE)
-def test_block_jacobian_is_identity_plus_branch_jacobian(claim, device):
-    results = [snippet.measure(device, seed=s) for s in range(5)]
+def test_block_jacobian_is_identity_plus_branch_jacobian(claim, results):
 
     def equals_identity_plus(J: torch.Tensor, JF: torch.Tensor) -> None:
         assert torch.equal(J, torch.eye(J.shape[0], dtype=J.dtype, device=J.device) + JF)
@@ -26,8 +31,7 @@ def test_block_jacobian_is_identity_plus_branch_jacobian(claim, device):
     "Backpropagation delivers ∂L/∂x = g·(I + ∂F/∂x) = g + g·∂F/∂x, to float64 rounding (1e-12), over 5 seeds.",
     page=PAGE,
 )
-def test_input_gradient_is_upstream_times_identity_plus_jacobian(claim, device):
-    results = [snippet.measure(device, seed=s) for s in range(5)]
+def test_input_gradient_is_upstream_times_identity_plus_jacobian(claim, results):
 
     def matches_formula(grad: torch.Tensor, g: torch.Tensor, JF: torch.Tensor) -> None:
         torch.testing.assert_close(grad, g + g @ JF, rtol=0, atol=1e-12)

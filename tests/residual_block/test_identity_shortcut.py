@@ -7,6 +7,12 @@ from snippets.residual_block import identity_shortcut as snippet
 PAGE = "module/residual-block.md"
 
 
+@pytest.fixture(scope="module")
+def r(device):
+    """One run of the experiment, shared by every claim below."""
+    return snippet.measure(device, seed=0)
+
+
 def same_shape(input_shape: list[int], output_shape: list[int]) -> None:
     assert input_shape == output_shape, f"{input_shape} != {output_shape}"
 
@@ -14,8 +20,7 @@ def same_shape(input_shape: list[int], output_shape: list[int]) -> None:
 @pytest.mark.claim(
     "An identity-shortcut block returns a tensor of its input's shape, for expansion 1 and 4.", page=PAGE
 )
-def test_identity_block_output_shape_equals_input_shape(claim, device):
-    r = snippet.measure(device, seed=0)
+def test_identity_block_output_shape_equals_input_shape(claim, r):
     for e in (1, 4):
         same_shape(r.input_shape, r.output_shapes[e])
     claim.rejects(same_shape, r.input_shape, [r.input_shape[0], 4 * r.d], because="the branch's hidden width e·d")
@@ -31,8 +36,7 @@ def test_identity_block_output_shape_equals_input_shape(claim, device):
     "The identity shortcut adds no parameters: the block has exactly the branch's 2·e·d² + e·d + d.",
     page=PAGE,
 )
-def test_identity_block_parameters_are_the_branch_alone(claim, device):
-    r = snippet.measure(device, seed=0)
+def test_identity_block_parameters_are_the_branch_alone(claim, r):
 
     def counts_match(counted: dict[int, int], formula: dict[int, int]) -> None:
         assert counted == formula, f"{counted} != {formula}"

@@ -7,6 +7,12 @@ from snippets.residual_block import pre_activation as snippet
 PAGE = "module/residual-block.md"
 
 
+@pytest.fixture(scope="module")
+def results(device):
+    """One run of the experiment, shared by every claim below."""
+    return [snippet.measure(device, seed=s) for s in range(5)]
+
+
 def exactly_identity(equal: bool, deviation: float) -> None:
     assert equal and deviation == 0.0, f"max |y - x| = {deviation}"
 
@@ -16,8 +22,7 @@ def exactly_identity(equal: bool, deviation: float) -> None:
     "over 5 seeds.",
     page=PAGE,
 )
-def test_zeroed_pre_activation_block_is_exactly_identity(claim, device):
-    results = [snippet.measure(device, seed=s) for s in range(5)]
+def test_zeroed_pre_activation_block_is_exactly_identity(claim, results):
     for r in results:
         exactly_identity(r.pre_equal, r.pre_max_deviation)
     r = results[0]
@@ -30,8 +35,7 @@ def test_zeroed_pre_activation_block_is_exactly_identity(claim, device):
     "With its branch zeroed, the original post-activation block computes ReLU(x), not x: every negative entry changes.",
     page=PAGE,
 )
-def test_zeroed_post_activation_block_is_relu_not_identity(claim, device):
-    results = [snippet.measure(device, seed=s) for s in range(5)]
+def test_zeroed_post_activation_block_is_relu_not_identity(claim, results):
 
     def relu_of_input(changed: float, negative: float, deviation: float) -> None:
         assert deviation > 0 and changed == negative, (changed, negative)

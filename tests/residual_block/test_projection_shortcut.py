@@ -7,9 +7,14 @@ from snippets.residual_block import projection_shortcut as snippet
 PAGE = "module/residual-block.md"
 
 
+@pytest.fixture(scope="module")
+def r(device):
+    """One run of the experiment, shared by every claim below."""
+    return snippet.measure(device, seed=0)
+
+
 @pytest.mark.claim("A projection block maps (N, 128) to (N, 256) and its shortcut holds 128·256 weights.", page=PAGE)
-def test_projection_block_shape_and_parameter_count(claim, device):
-    r = snippet.measure(device, seed=0)
+def test_projection_block_shape_and_parameter_count(claim, r):
 
     def check(output_shape: list[int], shortcut: int, total: int) -> None:
         assert output_shape == [r.input_shape[0], r.d_out]
@@ -41,8 +46,7 @@ def test_projection_block_shape_and_parameter_count(claim, device):
 @pytest.mark.claim(
     "Adding a (N, 128) input to a (N, 256) branch output raises RuntimeError naming both sizes.", page=PAGE
 )
-def test_missing_projection_raises_runtime_error(claim, device):
-    r = snippet.measure(device, seed=0)
+def test_missing_projection_raises_runtime_error(claim, r):
 
     def raised_size_mismatch(error_type: str, message: str) -> None:
         assert error_type == "RuntimeError"
