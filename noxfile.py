@@ -30,6 +30,7 @@ PY = ENV / "bin" / "python"
 nox.options.default_venv_backend = "none"
 nox.options.sessions = ["tests", "lint"]
 nox.options.error_on_external_run = False
+os.environ.setdefault("NO_MKDOCS_2_WARNING", "1")  # Material's end-of-life banner, shown on every build
 
 
 def _base_python() -> str:
