@@ -103,7 +103,8 @@ def serve(session: nox.Session) -> None:
     if not (ROOT / "results" / "cpu.json").exists():
         session.run(str(py), "-m", "pytest", "--device", "cpu", "tests", external=True)
     session.env["SITE_ALLOW_STALE"] = "1"
-    session.run(str(py), "-m", "mkdocs", "serve", *(session.posargs or ["-a", "127.0.0.1:8000"]), external=True)
+    args = session.posargs or ["-a", "127.0.0.1:8000"]
+    session.run(str(py), "-m", "mkdocs", "serve", "--no-strict", *args, external=True)
 
 
 @nox.session

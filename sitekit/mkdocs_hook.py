@@ -6,6 +6,7 @@ Set SITE_ALLOW_STALE=1 (the `serve` session does) to show problems on the page i
 
 from __future__ import annotations
 
+import logging
 import os
 import sys
 from pathlib import Path
@@ -19,6 +20,7 @@ from mkdocs.structure.files import File, Files
 from sitekit import claims, contract, figures, render
 
 _state: dict[str, Any] = {}
+log = logging.getLogger("mkdocs.hooks.sitekit")
 
 
 def on_config(config: Any) -> Any:
@@ -40,8 +42,10 @@ def on_config(config: Any) -> Any:
 
 def on_files(files: Files, config: Any) -> Files:
     problems = contract.check_tree()
-    if problems:
+    if problems and _state["strict"]:
         raise PluginError("the site breaks its contract:\n  " + "\n  ".join(problems))
+    for problem in problems:  # preview: say it, keep serving
+        log.warning(problem)
     drawn: dict[str, dict[str, str]] = {}
     for name, spec in sorted(figures.load_all().items()):
         for device, recorded in (("cpu", _state["cpu"]), ("cuda", _state["cuda"])):

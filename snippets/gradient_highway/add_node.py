@@ -12,14 +12,18 @@ import torch
 
 # --8<-- [start:add]
 class Add(torch.autograd.Function):
-    """y = a + b. Backward: ∂y/∂a and ∂y/∂b are identities, so each operand receives g itself."""
+    """y = a + b. ∂y/∂a and ∂y/∂b are identities, so each operand receives g itself."""
 
     @staticmethod
-    def forward(ctx: torch.autograd.function.FunctionCtx, a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
+    def forward(
+        ctx: torch.autograd.function.FunctionCtx, a: torch.Tensor, b: torch.Tensor
+    ) -> torch.Tensor:
         return a + b  # (N, d)
 
     @staticmethod
-    def backward(ctx: torch.autograd.function.FunctionCtx, g: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    def backward(
+        ctx: torch.autograd.function.FunctionCtx, g: torch.Tensor
+    ) -> tuple[torch.Tensor, torch.Tensor]:
         return g, g  # the same upstream gradient, unscaled, to both operands
 
 
@@ -30,21 +34,31 @@ class Mul(torch.autograd.Function):
     """y = a * b, for contrast: each operand's gradient is g scaled by the other operand."""
 
     @staticmethod
-    def forward(ctx: torch.autograd.function.FunctionCtx, a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
+    def forward(
+        ctx: torch.autograd.function.FunctionCtx, a: torch.Tensor, b: torch.Tensor
+    ) -> torch.Tensor:
         ctx.save_for_backward(a, b)
         return a * b
 
     @staticmethod
-    def backward(ctx: torch.autograd.function.FunctionCtx, g: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    def backward(
+        ctx: torch.autograd.function.FunctionCtx, g: torch.Tensor
+    ) -> tuple[torch.Tensor, torch.Tensor]:
         a, b = ctx.saved_tensors
         return g * b, g * a
 
 
-def operand_grads(op: str, a: torch.Tensor, b: torch.Tensor, g: torch.Tensor) -> tuple[torch.Tensor, ...]:
+def operand_grads(
+    op: str, a: torch.Tensor, b: torch.Tensor, g: torch.Tensor
+) -> tuple[torch.Tensor, ...]:
     """Gradients reaching a and b when y = op(a, b) receives upstream gradient g."""
     a = a.detach().requires_grad_(True)
     b = b.detach().requires_grad_(True)
-    y = {"torch +": lambda: a + b, "Add": lambda: Add.apply(a, b), "Mul": lambda: Mul.apply(a, b)}[op]()
+    y = {
+        "torch +": lambda: a + b,
+        "Add": lambda: Add.apply(a, b),
+        "Mul": lambda: Mul.apply(a, b),
+    }[op]()
     y.backward(g)
     return a.grad, b.grad, g
 

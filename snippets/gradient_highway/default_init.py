@@ -1,4 +1,4 @@
-"""Part 3: what PyTorch's default nn.Linear initialisation is, measured against He initialisation."""
+"""Part 3: PyTorch's default nn.Linear initialisation, measured against He initialisation."""
 
 from __future__ import annotations
 
@@ -15,7 +15,9 @@ def weight_variance(fan_in: int, fan_out: int, init: str, layers: int = 64) -> f
     for _ in range(layers):
         layer = nn.Linear(fan_in, fan_out)  # PyTorch's default: kaiming_uniform_(a=√5)
         if init == "he":
-            nn.init.kaiming_normal_(layer.weight, nonlinearity="relu")  # variance 2 / fan_in
+            nn.init.kaiming_normal_(
+                layer.weight, nonlinearity="relu"
+            )  # variance 2 / fan_in
         weights.append(layer.weight.detach().flatten())
     return torch.cat(weights).var().item()
 

@@ -17,11 +17,17 @@ DEPTHS = (5, 10, 20, 50)
 
 
 # --8<-- [start:stacks]
-def make_stack(depth: int, d: int, residual: bool, init: str = "default") -> nn.Sequential:
+def make_stack(
+    depth: int, d: int, residual: bool, init: str = "default"
+) -> nn.Sequential:
     """L blocks of Linear -> ReLU -> Linear, with or without the identity shortcut."""
-    blocks = [ResidualBlock(d) if residual else ResidualBlock(d).branch for _ in range(depth)]
+    blocks = [
+        ResidualBlock(d) if residual else ResidualBlock(d).branch for _ in range(depth)
+    ]
     stack = nn.Sequential(*blocks)
-    if init == "he":  # Kaiming-normal weights for ReLU (variance 2 / fan_in), zero biases
+    if (
+        init == "he"
+    ):  # Kaiming-normal weights for ReLU (variance 2 / fan_in), zero biases
         for layer in stack.modules():
             if isinstance(layer, nn.Linear):
                 nn.init.kaiming_normal_(layer.weight, nonlinearity="relu")
@@ -33,7 +39,7 @@ def input_gradient_norm(stack: nn.Sequential, x: torch.Tensor) -> float:
     """‖∂L/∂x‖ for L = sum of the outputs, the gradient after crossing every block."""
     x = x.detach().requires_grad_(True)
     stack(x).sum().backward()  # (N, d) -> scalar
-    # In float32, summing squares of ~1e-31 entries underflows to 0: take the norm in float64.
+    # In float32 the squares of ~1e-33 entries underflow to 0: take the norm in float64.
     return x.grad.double().norm().item()
 
 
@@ -49,7 +55,9 @@ class Result:
     float32_norm_of_plain_50: float
 
 
-def measure(device: str = "cpu", seed: int = 0, d: int = 128, batch: int = 32) -> Result:
+def measure(
+    device: str = "cpu", seed: int = 0, d: int = 128, batch: int = 32
+) -> Result:
     """Every (init, kind, depth) combination, each stack built from the same seed."""
     norms: dict[str, dict[str, dict[int, float]]] = {}
     naive = 0.0
@@ -59,15 +67,22 @@ def measure(device: str = "cpu", seed: int = 0, d: int = 128, batch: int = 32) -
                 torch.manual_seed(seed)
                 stack = make_stack(depth, d, kind == "residual", init).to(device)
                 x = torch.randn(batch, d, device=device)
-                norms.setdefault(init, {}).setdefault(kind, {})[depth] = input_gradient_norm(stack, x)
+                norms.setdefault(init, {}).setdefault(kind, {})[depth] = (
+                    input_gradient_norm(stack, x)
+                )
                 if (init, kind, depth) == ("default", "plain", 50):
                     xg = x.detach().requires_grad_(True)
                     stack(xg).sum().backward()
-                    naive = xg.grad.norm().item()  # the float32 norm the page warns about
+                    naive = (
+                        xg.grad.norm().item()
+                    )  # the float32 norm the page warns about
     return Result(seed, norms, naive)
 
 
 if __name__ == "__main__":
     for init, kinds in measure().norms.items():
         for kind, row in kinds.items():
-            print(f"{init:8} {kind:9}", "  ".join(f"L={L}: {v:.3e}" for L, v in row.items()))
+            print(
+                f"{init:8} {kind:9}",
+                "  ".join(f"L={L}: {v:.3e}" for L, v in row.items()),
+            )

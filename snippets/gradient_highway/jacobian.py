@@ -15,12 +15,16 @@ from snippets.residual_block.identity_shortcut import ResidualBlock
 
 
 # --8<-- [start:check]
-def block_jacobians(block: ResidualBlock, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+def block_jacobians(
+    block: ResidualBlock, x: torch.Tensor
+) -> tuple[torch.Tensor, torch.Tensor]:
     """Autograd's Jacobian of the whole block and of its branch alone, each (d, d)."""
     return jacobian(block, x), jacobian(block.branch, x)
 
 
-def input_gradient(block: ResidualBlock, x: torch.Tensor, g: torch.Tensor) -> torch.Tensor:
+def input_gradient(
+    block: ResidualBlock, x: torch.Tensor, g: torch.Tensor
+) -> torch.Tensor:
     """∂L/∂x by backpropagation, for a loss whose gradient at the output is g."""
     x = x.detach().requires_grad_(True)
     block(x).backward(g)

@@ -14,7 +14,7 @@ from torch import nn
 
 # --8<-- [start:block]
 class ResidualBlock(nn.Module):
-    """y = x + F(x), where F is Linear -> ReLU -> Linear and the shortcut is the identity."""
+    """y = x + F(x): F is Linear -> ReLU -> Linear, the shortcut is the identity."""
 
     def __init__(self, d: int, expansion: int = 1) -> None:
         super().__init__()

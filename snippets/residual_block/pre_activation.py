@@ -14,7 +14,7 @@ from torch import nn
 
 # --8<-- [start:blocks]
 class PostActBlock(nn.Module):
-    """Original order: y = ReLU(x + BN(W2 · ReLU(BN(W1 · x)))). The last ReLU sits on the stream."""
+    """Original order: y = ReLU(x + BN(W2·ReLU(BN(W1·x)))); the last ReLU is on the stream."""
 
     def __init__(self, d: int) -> None:
         super().__init__()
@@ -32,7 +32,7 @@ class PostActBlock(nn.Module):
 
 
 class PreActBlock(nn.Module):
-    """Pre-activation order: y = x + W2 · ReLU(BN(W1 · ReLU(BN(x)))). Nothing touches the stream."""
+    """Pre-activation: y = x + W2·ReLU(BN(W1·ReLU(BN(x)))); nothing touches the stream."""
 
     def __init__(self, d: int) -> None:
         super().__init__()
@@ -55,7 +55,7 @@ class PreActBlock(nn.Module):
 
 # --8<-- [start:zero]
 def zero_branch(block: nn.Module) -> nn.Module:
-    """Zero the last layer of the branch (W2 and its bias, or the last BN's γ and β): F(x) = 0."""
+    """Zero the branch's last layer (W2 and bias, or the last BN's γ and β): F(x) = 0."""
     for p in block.branch[-1].parameters():
         nn.init.zeros_(p)
     return block
@@ -77,7 +77,9 @@ class Result:
     pre_unzeroed_max_deviation: float
 
 
-def measure(device: str = "cpu", seed: int = 0, d: int = 64, batch: int = 256) -> Result:
+def measure(
+    device: str = "cpu", seed: int = 0, d: int = 64, batch: int = 256
+) -> Result:
     """Feed inputs with both signs through zero-branch pre- and post-activation blocks."""
     torch.manual_seed(seed)
     x = 3 * torch.randn(batch, d, device=device)

@@ -23,7 +23,7 @@ class ProjectionBlock(nn.Module):
             nn.ReLU(),
             nn.Linear(hidden, d_out),  # (N, d_out)
         )
-        # The branch already ends in a bias; a second one on the shortcut would be redundant.
+        # The branch already ends in a bias; a second one here would be redundant.
         self.shortcut = nn.Linear(d_in, d_out, bias=False)  # (N, d_out)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
@@ -59,7 +59,12 @@ class Result:
 
 
 def measure(
-    device: str = "cpu", seed: int = 0, d_in: int = 128, d_out: int = 256, expansion: int = 4, batch: int = 8
+    device: str = "cpu",
+    seed: int = 0,
+    d_in: int = 128,
+    d_out: int = 256,
+    expansion: int = 4,
+    batch: int = 8,
 ) -> Result:
     """Run a projection block 128 -> 256 and the same addition without the projection."""
     torch.manual_seed(seed)
