@@ -194,27 +194,32 @@ def _summary(values: dict[str, Any], limit: int = 90) -> str:
 
 @macro
 def ledger(ctx: Context) -> str:
-    rows = [
-        "| Claim | Page | Snippet and test | CPU | CUDA | Status |",
-        "| --- | --- | --- | --- | --- | --- |",
-    ]
-    for cid, c in sorted(ctx.cpu.items(), key=lambda kv: (kv[1].page, kv[0])):
-        status = "passed" if c.status == "passed" and not c.stale else ("stale" if c.stale else c.status)
-        gpu = ctx.cuda.get(cid)
-        if gpu is None:
-            cuda = "not run"
-        elif gpu.stale:
-            cuda = f"stale (code changed since {gpu.recorded_at[:10]})"
-        else:
-            cuda = f"{gpu.status}: {_summary(gpu.values)}"
-        statement = c.statement.replace("|", "\\|")
-        rows.append(
-            f'| <span id="{anchor(cid)}"></span>**{statement}**<br>`{cid}` '
-            f"| [{c.page}]({ctx.link(c.page)}) "
-            f"| `{c.snippet}`<br>`{c.test.split('::')[1]}` "
-            f"| {_summary(c.values)} | {cuda} | {status} |"
-        )
-    return "\n".join(rows)
+    by_page: dict[str, list[Claim]] = {}
+    for c in ctx.cpu.values():
+        by_page.setdefault(c.page, []).append(c)
+    total = len(ctx.cpu)
+    gpu_fresh = sum(1 for cid in ctx.cpu if cuda_record(ctx, cid) is not None)
+    out = [f"{total} claims; {gpu_fresh} verified on CUDA on the current code.", ""]
+    for page, group in sorted(by_page.items()):
+        out += [f"### [{page}]({ctx.link(page)})", ""]
+        out += ["| Claim | CPU | CUDA | Status |", "| --- | --- | --- | --- |"]
+        for c in sorted(group, key=lambda c: c.id):
+            status = "stale" if c.stale else c.status
+            gpu = ctx.cuda.get(c.id)
+            if gpu is None:
+                cuda = "not run yet"
+            elif gpu.stale:
+                cuda = f"stale: code changed since {gpu.recorded_at[:10]}"
+            else:
+                cuda = f"{gpu.status}: {_summary(gpu.values)}"
+            statement = c.statement.replace("|", "\\|")
+            out.append(
+                f'| <span id="{anchor(c.id)}"></span>{statement}<br>'
+                f"<small>`{c.test}` · `{c.snippet}`</small> "
+                f"| {_summary(c.values)} | {cuda} | {status} |"
+            )
+        out.append("")
+    return "\n".join(out)
 
 
 def uncited(cpu: dict[str, Claim], cited: dict[str, set[str]]) -> list[str]:

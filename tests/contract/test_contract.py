@@ -202,7 +202,7 @@ def test_stale_cuda_results_are_shown_as_stale_not_verified():
     assert render.render('{{ value("%s", "x") }}' % c.id, ctx(c, cuda={c.id: gpu})) == "1.5"
     fresh = record(values={"x": 2.5})
     assert render.render('{{ value("%s", "x") }}' % c.id, ctx(c, cuda={c.id: fresh})) == "1.5 (CPU) / 2.5 (CUDA)"
-    assert "stale (code changed since" in render.render("{{ ledger() }}", ctx(c, cuda={c.id: gpu}))
+    assert "stale: code changed since" in render.render("{{ ledger() }}", ctx(c, cuda={c.id: gpu}))
 
 
 def test_changing_a_snippet_that_a_claim_imports_changes_its_hash():
