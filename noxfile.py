@@ -5,6 +5,7 @@
     nox -s docs         tests, then mkdocs build --strict -> site/
     nox -s serve        live preview on http://127.0.0.1:8000 (reloads on page or snippet edits)
     nox -s lint         ruff format --check and ruff check
+    nox -s browser      build the site, then test it in headless Chromium (browser_tests/)
 
 All CPU sessions share one environment, .nox/site, installed from requirements/lock.txt and
 reinstalled only when that file changes (torch alone is ~700 MB; one copy, installed once).
@@ -108,6 +109,34 @@ def serve(session: nox.Session) -> None:
 
 
 @nox.session
+def browser(session: nox.Session) -> None:
+    """Build the site from the recorded claims, then drive it in Debian's Chromium (browser_tests/).
+
+    Needs a `chromium` on PATH (or SITE_CHROMIUM); as root it runs `apt-get install chromium` itself.
+    SITE_DIR=<a built site> tests that build instead of making one. Screenshots go to screenshots/.
+    """
+    py = site_env(session)
+    if not (os.environ.get("SITE_CHROMIUM") or shutil.which("chromium")):
+        if os.geteuid() != 0 or not shutil.which("apt-get"):
+            session.error(
+                "the browser tests drive Debian's Chromium: `sudo apt-get install chromium`, "
+                "or set SITE_CHROMIUM to a Chromium/Chrome binary (Playwright's own download is not used)."
+            )
+        session.env["DEBIAN_FRONTEND"] = "noninteractive"
+        session.run("apt-get", "update", "-q", external=True)
+        session.run("apt-get", "install", "-y", "-q", "chromium", external=True)
+    site = os.environ.get("SITE_DIR")
+    if not site:
+        if not (ROOT / "results" / "cpu.json").exists():
+            session.run(str(py), "-m", "pytest", "--device", "cpu", "tests", external=True)
+        site = str(ROOT / ".nox" / "browser-site")
+        shutil.rmtree(site, ignore_errors=True)
+        session.run(str(py), "-m", "mkdocs", "build", "--strict", "-q", "-d", site, external=True)
+    session.env["SITE_DIR"] = str(Path(site).resolve())
+    session.run(str(py), "-m", "pytest", "browser_tests", *session.posargs, external=True)
+
+
+@nox.session
 def lint(session: nox.Session) -> None:
     """Formatting and lint checks (ruff)."""
     py = site_env(session)
@@ -123,7 +152,7 @@ def lock(session: nox.Session) -> None:
     session.run(_base_python(), "-m", "venv", str(tmp), external=True)
     pip = [str(tmp / "bin" / "python"), "-m", "pip"]
     session.run(*pip, "install", "-q", "pip==26.3", external=True)
-    groups = ["--group", "test", "--group", "docs", "--group", "lint", "--group", "nox"]
+    groups = ["--group", "test", "--group", "docs", "--group", "lint", "--group", "nox", "--group", "browser"]
     session.run(*pip, "install", "-q", *groups, external=True)
     frozen = subprocess.run([*pip, "freeze"], capture_output=True, text=True, check=True).stdout
     lines = [line.replace("+cpu", "") for line in frozen.splitlines() if not line.startswith("-e")]

@@ -1,0 +1,121 @@
+"""The browser suite's fixtures: the built site served on 127.0.0.1 and one headless Chromium.
+
+`nox -s browser` builds the site and runs this suite. By hand, against a build you made:
+
+    SITE_DIR=/tmp/my-site .nox/site/bin/python -m pytest browser_tests
+
+Screenshots of every page (light and dark) and the page-weight report land in screenshots/.
+"""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import json
+import threading
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from browser_tests.harness import (
+    CHROMIUM_ARGS,
+    SCHEMES,
+    SHOTS,
+    SITE,
+    Visits,
+    chromium_path,
+    guarded_context,
+    page_id,
+    site_pages,
+)
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    if "page_path" in metafunc.fixturenames:
+        pages = site_pages()
+        metafunc.parametrize("page_path", pages, ids=[page_id(p) for p in pages])
+    if "scheme" in metafunc.fixturenames:
+        metafunc.parametrize("scheme", SCHEMES)
+
+
+class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+
+@pytest.fixture(scope="session")
+def base_url() -> Iterator[str]:
+    """The built site served on 127.0.0.1 at a free port, for the whole run."""
+    site_pages()  # a clear error when there is no build
+    handler = functools.partial(_QuietHandler, directory=str(SITE))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/"
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=10)
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Any]:
+    """One headless system Chromium for the whole run."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        chromium = p.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_ARGS)
+        try:
+            yield chromium
+        finally:
+            chromium.close()
+
+
+@pytest.fixture
+def new_context(browser: Any) -> Iterator[Any]:
+    """Factory for guarded browser contexts (see harness.guarded_context), closed after the test."""
+    made: list[Any] = []
+
+    def make(scheme: str = "light", **options: Any) -> Any:
+        made.append(guarded_context(browser, scheme, **options))
+        return made[-1]
+
+    yield make
+    for ctx in made:
+        assert not ctx.guard.foreign, f"requests to other hosts: {ctx.guard.foreign}"
+        ctx.close()
+
+
+@pytest.fixture(scope="session")
+def visits(browser: Any, base_url: str) -> Visits:
+    """One cold visit per (page, scheme), shared by every per-page test."""
+    return Visits(browser, base_url)
+
+
+WEIGHT_REPORT = SHOTS / "page-weight.json"
+
+
+@pytest.fixture(scope="session")
+def weight_report() -> Iterator[list[dict[str, Any]]]:
+    """Rows the weight test adds; written to screenshots/page-weight.json and printed at the end."""
+    WEIGHT_REPORT.unlink(missing_ok=True)
+    rows: list[dict[str, Any]] = []
+    yield rows
+    SHOTS.mkdir(exist_ok=True)
+    WEIGHT_REPORT.write_text(json.dumps(sorted(rows, key=lambda r: r["page"]), indent=1) + "\n", encoding="utf-8")
+
+
+def pytest_terminal_summary(terminalreporter: Any) -> None:
+    if not WEIGHT_REPORT.is_file():
+        return
+    rows = json.loads(WEIGHT_REPORT.read_text(encoding="utf-8"))
+    kinds = ["html", "js", "css", "font", "image", "data"]
+    terminalreporter.section("page weight, KiB on a cold visit (budget covers html+js+css+font+image)")
+    terminalreporter.write_line(f"{'page':34} " + " ".join(f"{k:>6}" for k in kinds) + f" {'total':>6} {'budget':>6}")
+    for row in rows:
+        cells = " ".join(f"{row['bytes'].get(k, 0) / 1024:6.0f}" for k in kinds)
+        terminalreporter.write_line(
+            f"{row['page'] or '(home)':34} {cells} {row['budgeted'] / 1024:6.0f} {row['budget'] / 1024:6.0f}"
+        )

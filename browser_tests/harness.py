@@ -1,0 +1,231 @@
+"""What the browser suite shares: where the site and browser are, guarded contexts, one visit per page.
+
+SITE_DIR is the built site (default site/); SITE_CHROMIUM a Chromium binary (default Debian's
+`chromium`). Playwright drives that system browser: its own browser download is never used.
+Every context aborts and records requests to any host but 127.0.0.1, so a page that reaches out
+to a CDN fails the suite instead of quietly working on a connected machine.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import xml.etree.ElementTree as ET
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import unquote, urlparse
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+SITE = Path(os.environ.get("SITE_DIR", ROOT / "site")).resolve()
+SHOTS = ROOT / "screenshots"
+AXE = Path(__file__).resolve().parent / "vendor" / "axe.min.js"
+AXE_SHA256 = "29348999450cdf2849a8e70b7912fc2da85a849da39c0d0d5394f51d4a9ed95c"  # axe-core 4.14.1
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+SCHEMES = ("light", "dark")
+KINDS = {
+    ".html": "html",
+    ".js": "js",
+    ".css": "css",
+    ".woff2": "font",
+    ".woff": "font",
+    ".ttf": "font",
+    ".svg": "image",
+    ".png": "image",
+    ".jpg": "image",
+    ".jpeg": "image",
+    ".gif": "image",
+    ".webp": "image",
+    ".json": "data",
+    ".ipynb": "data",
+}
+
+
+def chromium_path() -> str:
+    """The system Chromium Playwright drives (SITE_CHROMIUM overrides)."""
+    found = os.environ.get("SITE_CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")
+    if not found or not Path(found).exists():
+        raise pytest.UsageError(
+            "no Chromium found: `apt-get install chromium` (Debian; `nox -s browser` does it when run as root) "
+            "or point SITE_CHROMIUM at a Chromium binary."
+        )
+    return found
+
+
+def site_pages(site: Path = SITE) -> list[str]:
+    """Every page of the built site as a path under its root ("" is the home page), from the sitemap."""
+    sitemap = site / "sitemap.xml"
+    if not (site / "index.html").is_file() or not sitemap.is_file():
+        raise pytest.UsageError(
+            f"no built site at {site}: run `nox -s browser` (it builds one) or set SITE_DIR to a mkdocs build."
+        )
+    ns = {"s": "http://www.sitemaps.org/schemas/sitemap/0.9"}
+    locs = [el.text.strip() for el in ET.parse(sitemap).getroot().findall("s:url/s:loc", ns) if el.text]
+    home = min(locs, key=len)
+    return sorted(loc.removeprefix(home) for loc in locs)
+
+
+def page_id(path: str) -> str:
+    return path.strip("/").replace("/", "-") or "home"
+
+
+def local_file(url_path: str, site: Path = SITE) -> Path:
+    """The file the local server answers a URL path with."""
+    target = site / unquote(url_path).lstrip("/")
+    return target / "index.html" if url_path.endswith("/") or target.is_dir() else target
+
+
+def soup(path: str) -> Any:
+    """The parsed HTML of a built page."""
+    from bs4 import BeautifulSoup
+
+    return BeautifulSoup(local_file("/" + path).read_text(encoding="utf-8"), "html.parser")
+
+
+def nav_page(title: str) -> str:
+    """The path of the page a nav entry with this title links to (from the home page's nav)."""
+    home = soup("")
+    for a in home.select("nav.md-nav--primary a.md-nav__link[href]"):
+        if a.get_text(" ", strip=True) == title:
+            href = a["href"].removeprefix("./")
+            return "" if href in (".", "") else href
+    raise AssertionError(f"the nav has no entry titled {title!r}")
+
+
+@dataclass
+class Guard:
+    """What a browser context asked of the network: other hosts are refused and remembered."""
+
+    foreign: list[str] = field(default_factory=list)
+    fetched: list[str] = field(default_factory=list)
+
+    def route(self, route: Any) -> None:
+        url = route.request.url
+        if urlparse(url).hostname == "127.0.0.1":
+            self.fetched.append(url)
+            route.continue_()
+        else:
+            self.foreign.append(url)
+            route.abort()
+
+
+def guarded_context(browser: Any, scheme: str = "light", **options: Any) -> Any:
+    """A fresh browser context whose requests off 127.0.0.1 are aborted and listed in `ctx.guard`."""
+    ctx = browser.new_context(
+        color_scheme=scheme, viewport={"width": 1280, "height": 900}, reduced_motion="reduce", **options
+    )
+    ctx.guard = Guard()
+    ctx.route("**/*", ctx.guard.route)
+    return ctx
+
+
+@dataclass
+class Visit:
+    """Everything one cold visit of one page in one colour scheme showed."""
+
+    path: str
+    scheme: str
+    body_scheme: str
+    console_errors: list[str]
+    foreign_requests: list[str]
+    failed_requests: list[str]
+    bytes_by_kind: dict[str, int]
+    math_expected: int
+    math_rendered: int
+    math_errors: int
+    images: int
+    broken_images: list[str]
+    serious_a11y: list[dict[str, Any]]
+    screenshot: Path
+
+
+MATH_OPEN = re.compile(r"\\\(|\\\[")
+
+
+def expected_math(path: str) -> int:
+    """Formulas arithmatex wrote into a page: each `\\(` or `\\[` inside an .arithmatex element."""
+    return sum(len(MATH_OPEN.findall(el.get_text())) for el in soup(path).select(".arithmatex"))
+
+
+AXE_SERIOUS = """async () => {
+  const r = await axe.run(document, {resultTypes: ["violations"]});
+  return r.violations
+    .filter(v => v.impact === "serious" || v.impact === "critical")
+    .map(v => ({id: v.id, impact: v.impact, help: v.help,
+                nodes: v.nodes.slice(0, 4).map(n => n.target.join(" ") + " :: " + n.failureSummary)}));
+}"""
+
+
+class Visits:
+    """Visit each (page, scheme) once, lazily, and keep what was seen for every test to check."""
+
+    def __init__(self, browser: Any, base_url: str) -> None:
+        self.browser = browser
+        self.base_url = base_url
+        self.seen: dict[tuple[str, str], Visit] = {}
+
+    def get(self, path: str, scheme: str = "light") -> Visit:
+        key = (path, scheme)
+        if key not in self.seen:
+            self.seen[key] = self._visit(path, scheme)
+        return self.seen[key]
+
+    def _visit(self, path: str, scheme: str) -> Visit:
+        ctx = guarded_context(self.browser, scheme)
+        page = ctx.new_page()
+        errors: list[str] = []
+        failed: list[str] = []
+        page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+        page.on("pageerror", lambda e: errors.append(f"uncaught: {e}"))
+        page.on("requestfailed", lambda r: failed.append(f"{r.url} ({r.failure})"))
+        page.on("response", lambda r: failed.append(f"{r.url} (HTTP {r.status})") if r.status >= 400 else None)
+        try:
+            page.goto(self.base_url + path, wait_until="load")
+            page.wait_for_load_state("networkidle")
+            body_scheme = page.evaluate("document.body.dataset.mdColorScheme")
+            math_rendered, math_errors = page.evaluate(
+                "[document.querySelectorAll('.arithmatex .katex').length,"
+                " document.querySelectorAll('.katex-error').length]"
+            )
+            images, broken = page.evaluate(
+                "[document.images.length, [...document.images]"
+                ".filter(i => !i.complete || i.naturalWidth === 0).map(i => i.currentSrc || i.src)]"
+            )
+            SHOTS.mkdir(exist_ok=True)
+            shot = SHOTS / f"{page_id(path)}-{scheme}.png"
+            page.screenshot(path=str(shot), full_page=True)
+            page.add_script_tag(content=AXE.read_text(encoding="utf-8"))
+            serious = page.evaluate(AXE_SERIOUS)
+        finally:
+            ctx.close()
+        sizes: dict[str, int] = {}
+        for url in dict.fromkeys(ctx.guard.fetched):
+            file = local_file(urlparse(url).path)
+            kind = KINDS.get(file.suffix.lower(), "other")
+            sizes[kind] = sizes.get(kind, 0) + (file.stat().st_size if file.is_file() else 0)
+        return Visit(
+            path=path,
+            scheme=scheme,
+            body_scheme=body_scheme,
+            console_errors=errors,
+            foreign_requests=ctx.guard.foreign,
+            failed_requests=[f for f in failed if not any(f.startswith(u) for u in ctx.guard.foreign)],
+            bytes_by_kind=sizes,
+            math_expected=expected_math(path),
+            math_rendered=math_rendered,
+            math_errors=math_errors,
+            images=images,
+            broken_images=broken,
+            serious_a11y=serious,
+            screenshot=shot,
+        )

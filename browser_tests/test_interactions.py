@@ -1,0 +1,128 @@
+"""What a reader clicks: quiz answers, content tabs, the copy button, search, the palette, the notebook."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from browser_tests.harness import ROOT, nav_page, site_pages, soup
+
+
+def _open(new_context: Any, base_url: str, path: str, **options: Any) -> Any:
+    page = new_context(**options).new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(base_url + path, wait_until="load")
+    page.errors = errors
+    return page
+
+
+def _pages_with(selector: str) -> list[str]:
+    return [p for p in site_pages() if soup(p).select_one(selector) is not None]
+
+
+def test_quiz_answers_start_closed_and_open_on_click(new_context: Any, base_url: str) -> None:
+    page = _open(new_context, base_url, nav_page("Quiz"))
+    answers = page.locator("article details")
+    n = answers.count()
+    assert n >= 1, "the quiz page has no `??? question` answers"
+    for i in range(n):
+        answer = answers.nth(i)
+        assert answer.get_attribute("open") is None, f"quiz answer {i + 1} is open before a click"
+        answer.locator("summary").first.click()
+        assert answer.evaluate("d => d.open"), f"quiz answer {i + 1} did not open on click"
+        assert answer.locator(":scope > :not(summary)").first.is_visible()
+    assert not page.errors
+
+
+def test_content_tabs_switch(new_context: Any, base_url: str) -> None:
+    pages = _pages_with(".tabbed-set")
+    assert pages, 'no page uses content tabs (=== "Tab"); this test needs one'
+    for path in pages:
+        page = _open(new_context, base_url, path)
+        sets = page.locator(".tabbed-set")
+        for i in range(sets.count()):
+            tabs = sets.nth(i)
+            labels = tabs.locator(":scope > .tabbed-labels > label")
+            blocks = tabs.locator(":scope > .tabbed-content > .tabbed-block")
+            if labels.count() < 2:
+                continue
+            assert blocks.nth(0).is_visible() and not blocks.nth(1).is_visible(), f"/{path}: tab set {i} starts wrong"
+            labels.nth(1).click()
+            assert blocks.nth(1).is_visible() and not blocks.nth(0).is_visible(), f"/{path}: tab {i} did not switch"
+        assert not page.errors
+
+
+def test_copy_button_copies_the_listing(new_context: Any, base_url: str) -> None:
+    pages = _pages_with("div.highlight span.filename")
+    assert pages, "no page shows a titled listing"
+    path = pages[0]
+    page = _open(new_context, base_url, path, permissions=["clipboard-read", "clipboard-write"])
+    listing = page.locator("div.highlight:has(span.filename)").first
+    filename = listing.locator("span.filename").inner_text().strip()
+    listing.locator("pre").hover()
+    button = listing.locator("button.md-clipboard, button.md-code__button[title='Copy to clipboard']")
+    assert button.count() == 1, f"/{path}: the listing from {filename} has no copy button"
+    button.click()
+    copied = page.evaluate("navigator.clipboard.readText()")
+    shown = listing.locator("pre > code").inner_text()
+    assert copied.strip() == shown.strip(), f"/{path}: the copy button copied something other than the listing"
+    source = (ROOT / filename).read_text(encoding="utf-8")
+    assert copied.strip() and copied.strip() in source, f"/{path}: copied text is not a passage of {filename}"
+
+
+def _search(page: Any, query: str) -> list[str]:
+    """Paths of the pages the site's own search lists for a query."""
+    box = page.locator("input.md-search__input")
+    box.click()
+    box.fill("")
+    box.press_sequentially(query)  # Material searches on key events, which fill() does not send
+    page.wait_for_function(  # results for the whole query (its last word typed) are on screen
+        "last => [...document.querySelectorAll('.md-search-result__item > a')]"
+        ".some(a => (new URL(a.href).searchParams.get('h') || '').includes(last))",
+        arg=query.split()[-1],
+        timeout=15_000,
+    )
+    hrefs = page.eval_on_selector_all(".md-search-result__item > a.md-search-result__link", "as => as.map(a => a.href)")
+    base = page.evaluate("new URL('.', document.baseURI || location.href).href")
+    return [h.split("#")[0].split("?")[0].removeprefix(base) for h in hrefs]
+
+
+def test_search_finds_the_encyclopedia_entry_and_the_module_part(new_context: Any, base_url: str) -> None:
+    page = _open(new_context, base_url, "")
+    found = _search(page, "residual stream")
+    entry = nav_page("The Residual Stream")
+    assert entry in found, f"search for 'residual stream' lists {found}, not the encyclopedia entry /{entry}"
+    found = _search(page, "projection shortcut")
+    parts = [p for p in found if p.startswith("module/") and "projection shortcut" in soup(p).get_text().lower()]
+    assert parts, f"search for 'projection shortcut' lists {found}: no module part that explains it"
+    assert not page.errors
+
+
+def test_palette_toggle_switches_and_is_remembered(new_context: Any, base_url: str) -> None:
+    page = _open(new_context, base_url, "")
+    scheme = lambda: page.evaluate("document.body.dataset.mdColorScheme")  # noqa: E731
+    assert scheme() == "default"
+    page.locator("form[data-md-component='palette'] label:visible").click()
+    assert scheme() == "slate"
+    page.reload(wait_until="load")
+    assert scheme() == "slate", "the dark palette was not remembered across a reload"
+    page.locator("form[data-md-component='palette'] label:visible").click()
+    assert scheme() == "default"
+    assert not page.errors
+
+
+def test_notebook_page_shows_its_figure(new_context: Any, base_url: str) -> None:
+    path = nav_page("Hands-on exercise")
+    page = _open(new_context, base_url, path)
+    page.wait_for_load_state("networkidle")
+    sizes = page.eval_on_selector_all(
+        "article img", "imgs => imgs.map(i => [i.complete ? i.naturalWidth : 0, i.currentSrc || i.src])"
+    )
+    figures = [src for width, src in sizes if width >= 100]
+    assert figures, f"/{path} shows no figure (images: {[(w, s[:60]) for w, s in sizes]})"
+    assert not page.errors
+
+
+def test_screenshots_are_ignored_by_git() -> None:
+    ignored = (ROOT / ".gitignore").read_text(encoding="utf-8").split()
+    assert "screenshots/" in ignored, "add screenshots/ to .gitignore"

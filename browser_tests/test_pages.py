@@ -1,0 +1,62 @@
+"""Every page of the built site, visited cold in light and dark mode (see conftest.Visits)."""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any
+
+from browser_tests.harness import AXE, AXE_SHA256, Visits
+
+# Bytes of HTML, JS, CSS, fonts and images one cold visit may pull (search index and notebook
+# downloads are reported, not budgeted). Raise it deliberately, in review, never to make a run pass.
+BUDGET = 1_500_000
+BUDGETED = ("html", "js", "css", "font", "image")
+
+
+def test_page_loads_without_errors_or_other_hosts(visits: Visits, page_path: str, scheme: str) -> None:
+    v = visits.get(page_path, scheme)
+    assert not v.foreign_requests, f"/{page_path} asked hosts other than 127.0.0.1: {v.foreign_requests}"
+    assert not v.console_errors, f"/{page_path} logged errors: {v.console_errors}"
+    assert not v.failed_requests, f"/{page_path} had failing requests: {v.failed_requests}"
+
+
+def test_colour_scheme_follows_the_reader(visits: Visits, page_path: str, scheme: str) -> None:
+    want = {"light": "default", "dark": "slate"}[scheme]
+    assert visits.get(page_path, scheme).body_scheme == want
+
+
+def test_math_is_typeset(visits: Visits, page_path: str) -> None:
+    v = visits.get(page_path)
+    assert v.math_errors == 0, f"/{page_path}: KaTeX could not typeset {v.math_errors} formula(s)"
+    assert v.math_rendered == v.math_expected, (
+        f"/{page_path}: {v.math_expected} formulas in the HTML, {v.math_rendered} typeset by KaTeX"
+    )
+
+
+def test_every_image_loads(visits: Visits, page_path: str) -> None:
+    v = visits.get(page_path)
+    assert not v.broken_images, f"/{page_path}: images that did not load: {v.broken_images}"
+
+
+def test_no_serious_accessibility_violations(visits: Visits, page_path: str, scheme: str) -> None:
+    v = visits.get(page_path, scheme)
+    assert not v.serious_a11y, f"/{page_path} ({scheme}): axe-core found\n" + "\n".join(
+        f"  {x['impact']} {x['id']}: {x['help']}\n    " + "\n    ".join(x["nodes"]) for x in v.serious_a11y
+    )
+
+
+def test_screenshot_saved(visits: Visits, page_path: str, scheme: str) -> None:
+    shot = visits.get(page_path, scheme).screenshot
+    assert shot.is_file() and shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_vendored_axe_is_the_pinned_release() -> None:
+    got = hashlib.sha256(AXE.read_bytes()).hexdigest()
+    assert got == AXE_SHA256, "browser_tests/vendor/axe.min.js changed; see browser_tests/vendor/README.md"
+
+
+def test_page_weight_within_budget(visits: Visits, page_path: str, weight_report: list[dict[str, Any]]) -> None:
+    v = visits.get(page_path)
+    budgeted = sum(v.bytes_by_kind.get(k, 0) for k in BUDGETED)
+    weight_report.append({"page": page_path, "bytes": v.bytes_by_kind, "budgeted": budgeted, "budget": BUDGET})
+    assert budgeted <= BUDGET, f"/{page_path} pulls {budgeted:,} bytes of {'+'.join(BUDGETED)}: over {BUDGET:,}"
