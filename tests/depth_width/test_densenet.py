@@ -1,0 +1,32 @@
+"""Claims of Part 6 about DenseNet-121 built layer by layer."""
+
+import pytest
+
+from snippets.depth_width import densenet as snippet
+from snippets.depth_width import model_zoo
+
+PAGE = "module/depth-vs-width.md"
+
+
+@pytest.mark.claim(
+    "The DenseNet-121 built here has exactly torchvision's 7,978,856 parameters, 121 weighted layers, "
+    "and dense blocks that end at k0 + n·k channels: 256, 512, 1024 and 1024.",
+    page=PAGE,
+)
+def test_built_densenet121_matches_torchvision_parameter_count(claim, device):
+    r = snippet.measure(device, seed=0)
+
+    def widths_are(widths: list[int], expected: list[int]) -> None:
+        assert widths == expected, (widths, expected)
+
+    assert r.parameters == model_zoo.TORCHVISION["densenet121"][0], r.parameters
+    assert r.block_output_shape == [2, 256, 8, 8] and r.depth == 121
+    ends = [end for _, _, end in r.block_widths]
+    widths_are(ends, [k0 + n * 32 for k0, n, _ in r.block_widths])
+    widths_are(ends, [256, 512, 1024, 1024])
+    claim.rejects(widths_are, ends, [n * 32 for _, n, _ in r.block_widths], because="n·k without the k0 inputs")
+    claim.record(
+        parameters=r.parameters,
+        depth=r.depth,
+        widths={"columns": ["k0 (in)", "layers n", "k0 + n·k (out)"], "rows": r.block_widths},
+    )

@@ -1,0 +1,54 @@
+"""Claims of Part 6 about how a residual MLP block's size scales with its widths."""
+
+import pytest
+
+from snippets.depth_width import mlp_width as snippet
+
+PAGE = "module/depth-vs-width.md"
+BASE, HIDDEN, BOTH = snippet.CONFIGS
+
+
+def table(r: snippet.Result) -> dict:
+    rows = [[n, w, b, w + b, r.weight_ratio[n], r.total_ratio[n]] for n, (w, b) in r.counts.items()]
+    return {"columns": ["block", "weights", "biases", "total", "weights ÷ base", "total ÷ base"], "rows": rows}
+
+
+@pytest.fixture(scope="module")
+def counts(device):
+    return snippet.measure(device, seed=0)
+
+
+def ratio_is(measured: float, expected: float) -> None:
+    assert measured == expected, (measured, expected)
+
+
+@pytest.mark.claim(
+    "Doubling the hidden width h of a residual MLP block at fixed stream width d doubles its weights "
+    "(exactly 2×; 1.9995× with biases), it does not quadruple them.",
+    page=PAGE,
+)
+def test_doubling_hidden_width_doubles_block_weights(claim, counts):
+    r = counts
+    ratio_is(r.weight_ratio[HIDDEN], 2.0)
+    assert 1.99 < r.total_ratio[HIDDEN] < 2.0
+    ratio_is(r.macs_ratio[HIDDEN], 2.0)
+    claim.rejects(ratio_is, r.weight_ratio[HIDDEN], 4.0, because="the brief's 'quadruples'")
+    claim.record(
+        table=table(r),
+        weight_ratio=r.weight_ratio[HIDDEN],
+        total_ratio=r.total_ratio[HIDDEN],
+        macs_ratio=r.macs_ratio[HIDDEN],
+    )
+
+
+@pytest.mark.claim(
+    "Quadrupling takes doubling both widths: d and h together give exactly 4× the weights (and 4× the "
+    "multiply-accumulates per token).",
+    page=PAGE,
+)
+def test_doubling_stream_and_hidden_width_quadruples_block_weights(claim, counts):
+    r = counts
+    ratio_is(r.weight_ratio[BOTH], 4.0)
+    ratio_is(r.macs_ratio[BOTH], 4.0)
+    claim.rejects(ratio_is, r.weight_ratio[HIDDEN], 4.0, because="doubling the hidden width alone")
+    claim.record(weight_ratio=r.weight_ratio[BOTH], total_ratio=r.total_ratio[BOTH], macs_ratio=r.macs_ratio[BOTH])

@@ -1,0 +1,136 @@
+"""Claims of Part 6 comparing depth and width on ImageNet (counts computed here, accuracies from torchvision)."""
+
+import pytest
+
+from snippets.depth_width import model_zoo as snippet
+
+PAGE = "module/depth-vs-width.md"
+NAMES = {
+    "resnet50": "ResNet-50",
+    "resnet101": "ResNet-101",
+    "resnet152": "ResNet-152",
+    "wide_resnet50_2": "Wide ResNet-50-2",
+    "densenet121": "DenseNet-121",
+}
+DEPTH = {"resnet50": 50, "resnet101": 101, "resnet152": 152, "wide_resnet50_2": 50, "densenet121": 121}
+
+
+@pytest.fixture(scope="module")
+def zoo(device):
+    return snippet.measure(device, seed=0)
+
+
+def ratio(r: snippet.Result, name: str) -> float:
+    return r.counted[name] / r.counted["resnet50"]
+
+
+def gain(r: snippet.Result, name: str) -> float:
+    return r.acc1[name] - r.acc1["resnet50"]
+
+
+def table(r: snippet.Result) -> dict:
+    rows = []
+    for n in r.counted:
+        extra = (r.counted[n] - r.counted["resnet50"]) / 1e7
+        rows.append(
+            [
+                NAMES[n],
+                DEPTH[n],
+                r.counted[n] / 1e6,
+                ratio(r, n),
+                r.acc1[n],
+                gain(r, n),
+                gain(r, n) / extra if extra > 0 else "",
+            ]
+        )
+    cols = ["model", "layers", "params (M)", "× ResNet-50", "acc@1 %", "Δ acc@1", "Δ per +10M params"]
+    return {"columns": cols, "rows": rows}
+
+
+@pytest.mark.claim(
+    "Wide ResNet-50-2 has 2.70× ResNet-50's parameters (68.9M), not 4× (~97M), for +2.34 points of top-1: "
+    "doubling the bottleneck width quadruples only the 3×3 convolutions.",
+    page=PAGE,
+)
+def test_wide_resnet50_2_has_2_7x_resnet50_parameters_not_4x(claim, zoo):
+    def about_2_7x(params_ratio: float) -> None:
+        assert 2.69 < params_ratio < 2.70, params_ratio
+
+    about_2_7x(ratio(zoo, "wide_resnet50_2"))
+    k50, kw = zoo.kernels["resnet50"], zoo.kernels["wide_resnet50_2"]
+    assert kw["3x3"] == 4 * k50["3x3"]
+    assert 1 < kw["1x1"] / k50["1x1"] < 2
+    claim.rejects(about_2_7x, 97e6 / zoo.counted["resnet50"], because="the brief's ~97M")
+    claim.rejects(about_2_7x, 4.0, because="the brief's 4×")
+    claim.record(
+        table=table(zoo),
+        ratio=ratio(zoo, "wide_resnet50_2"),
+        params_m=zoo.counted["wide_resnet50_2"] / 1e6,
+        gain=gain(zoo, "wide_resnet50_2"),
+        kernels={
+            "columns": ["parameters in", "ResNet-50", "Wide ResNet-50-2", "ratio"],
+            "rows": [[k, k50[k], kw[k], kw[k] / k50[k]] for k in k50],
+        },
+    )
+
+
+@pytest.mark.claim(
+    "ResNet-101 has 1.74× ResNet-50's parameters (44.5M) and ResNet-152 2.36× (60.2M), for +1.24 and "
+    "+2.18 points of top-1.",
+    page=PAGE,
+)
+def test_resnet101_and_152_parameter_ratios(claim, zoo):
+    def rounds_to(value: float, expected: float) -> None:
+        assert round(value, 2) == expected, (value, expected)
+
+    rounds_to(ratio(zoo, "resnet101"), 1.74)
+    rounds_to(ratio(zoo, "resnet152"), 2.36)
+    rounds_to(gain(zoo, "resnet101"), 1.24)
+    rounds_to(gain(zoo, "resnet152"), 2.18)
+    claim.rejects(rounds_to, ratio(zoo, "resnet101"), 1.8, because="the brief's 1.8×")
+    claim.rejects(rounds_to, gain(zoo, "resnet101"), 1.4, because="the brief's +1.4 points")
+    claim.record(
+        ratio_101=ratio(zoo, "resnet101"),
+        ratio_152=ratio(zoo, "resnet152"),
+        params_101=zoo.counted["resnet101"] / 1e6,
+        params_152=zoo.counted["resnet152"] / 1e6,
+        gain_101=gain(zoo, "resnet101"),
+        gain_152=gain(zoo, "resnet152"),
+    )
+
+
+@pytest.mark.claim(
+    "Per added parameter, depth buys more top-1 than width here: +0.66 (ResNet-101) and +0.63 (ResNet-152) "
+    "points per 10M extra parameters against +0.54 for Wide ResNet-50-2, which is nonetheless the most "
+    "accurate of the four.",
+    page=PAGE,
+)
+def test_depth_buys_more_accuracy_per_parameter_than_width(claim, zoo):
+    def per_10m(name: str) -> float:
+        return gain(zoo, name) / ((zoo.counted[name] - zoo.counted["resnet50"]) / 1e7)
+
+    def deeper_is_more_efficient(deep: list[float], wide: float) -> None:
+        assert all(d > wide for d in deep), (deep, wide)
+
+    deep = [per_10m("resnet101"), per_10m("resnet152")]
+    deeper_is_more_efficient(deep, per_10m("wide_resnet50_2"))
+    assert max(zoo.acc1, key=zoo.acc1.get) == "wide_resnet50_2"
+    claim.rejects(deeper_is_more_efficient, deep, 1.0, because="a widening that bought 1 point per 10M")
+    claim.record(per_10m_101=deep[0], per_10m_152=deep[1], per_10m_wide=per_10m("wide_resnet50_2"))
+
+
+@pytest.mark.claim(
+    "DenseNet-121 has 3.2× fewer parameters than ResNet-50 (7.98M against 25.6M) and is 0.47 points below it "
+    "in top-1 (75.66% against 76.13%): close, not equal.",
+    page=PAGE,
+)
+def test_densenet121_has_3_2x_fewer_parameters_and_slightly_lower_accuracy(claim, zoo):
+    def fewer_and_slightly_worse(fewer: float, delta: float) -> None:
+        assert 3.1 < fewer < 3.3, fewer
+        assert -1.0 < delta < 0.0, delta
+
+    fewer = 1 / ratio(zoo, "densenet121")
+    fewer_and_slightly_worse(fewer, gain(zoo, "densenet121"))
+    claim.rejects(fewer_and_slightly_worse, fewer, 0.0, because="the brief's 'matches the accuracy'")
+    claim.rejects(fewer_and_slightly_worse, 4.0, gain(zoo, "densenet121"), because="4× parameter efficiency")
+    claim.record(fewer=fewer, delta=gain(zoo, "densenet121"), params_m=zoo.counted["densenet121"] / 1e6)

@@ -1,0 +1,29 @@
+"""Claims of Part 6 about the ResNets built layer by layer."""
+
+import pytest
+
+from snippets.depth_width import model_zoo
+from snippets.depth_width import resnet as snippet
+
+PAGE = "module/depth-vs-width.md"
+
+
+def counts_match(counted: dict[str, int], published: dict[str, int]) -> None:
+    for name, n in counted.items():
+        assert n == published[name], (name, n, published[name])
+
+
+@pytest.mark.claim(
+    "The ResNet-50, -101, -152 and Wide ResNet-50-2 built here have exactly the parameter counts torchvision "
+    "documents (25,557,032; 44,549,160; 60,192,808; 68,883,240); ResNet-50 maps each image to 1000 logits.",
+    page=PAGE,
+)
+def test_built_resnets_match_torchvision_parameter_counts(claim, device):
+    r = snippet.measure(device, seed=0)
+    published = {n: model_zoo.TORCHVISION[n][0] for n in r.parameters}
+    counts_match(r.parameters, published)
+    assert r.output_shape == {"resnet50": [2, 1000]}, r.output_shape
+    assert [r.depth[n] for n in ("resnet50", "resnet101", "resnet152")] == [50, 101, 152]
+    with_buffers = {n: p + r.buffers[n] for n, p in r.parameters.items()}
+    claim.rejects(counts_match, with_buffers, published, because="BatchNorm's running statistics counted in")
+    claim.record(parameters=r.parameters, depth=r.depth, output_shape=r.output_shape["resnet50"])

@@ -1,0 +1,65 @@
+"""Claims of Part 7 about concatenation: its width, and the activation memory backward keeps."""
+
+import pytest
+
+from snippets.skip_patterns import dense_concat as snippet
+
+PAGE = "module/skip-patterns.md"
+
+
+@pytest.fixture(scope="module")
+def result(device):
+    return snippet.measure(device, seed=0)
+
+
+@pytest.mark.claim(
+    "After l concatenating layers the feature width is k0 + l·k (k0 = 64, k = 32, l = 4…64); at depth 100 "
+    "it is 3264, not the 3200 that l·k alone gives.",
+    page=PAGE,
+)
+def test_dense_width_is_k0_plus_l_times_k(claim, result):
+    k0, k = result.k0, result.k
+
+    def widths_are(widths: dict[int, int], k0: int) -> None:
+        assert all(w == k0 + depth * k for depth, w in widths.items()), widths
+
+    widths_are(result.widths, k0)
+    widths_are({100: result.width_at_100}, k0)
+    claim.rejects(widths_are, {100: result.width_at_100}, 0, because="the brief's 100 × 32 = 3200")
+    claim.record(k0=k0, k=k, widths=result.widths, width_at_100=result.width_at_100, brief=100 * k)
+
+
+def table(r: snippet.Result) -> dict:
+    rows = []
+    for depth in snippet.DEPTHS:
+        dense, res = r.saved["dense"][depth], r.saved["residual"][depth]
+        rows.append([depth, dense / 2**20, res / 2**20, dense / res])
+    return {"columns": ["depth L", "dense (MiB)", "residual (MiB)", "dense ÷ residual"], "rows": rows}
+
+
+@pytest.mark.claim(
+    "The activations a naive dense stack keeps for backward grow quadratically with depth, a residual "
+    "stack's linearly: both match their formulas to the byte at L = 4…64, and doubling L from 32 to 64 "
+    "multiplies them by 3.73 and 2.",
+    page=PAGE,
+)
+def test_dense_stack_memory_grows_quadratically_residual_linearly(claim, result):
+    def matches_formula(measured: dict[int, int], predicted: dict[int, int]) -> None:
+        assert measured == predicted, (measured, predicted)
+
+    for kind in ("dense", "residual"):
+        matches_formula(result.saved[kind], result.predicted[kind])
+    dense, res = result.saved["dense"], result.saved["residual"]
+    assert res[64] == 2 * res[32] and res[32] == 2 * res[16]
+    assert dense[64] / dense[32] > 3.5
+    claim.rejects(matches_formula, result.saved["dense"], result.predicted["residual"], because="a linear law")
+    claim.record(
+        table=table(result),
+        dense_doubling=dense[64] / dense[32],
+        residual_doubling=res[64] / res[32],
+        ratio_64=dense[64] / res[64],
+        n=result.n,
+        k0=result.k0,
+        k=result.k,
+        series={kind: {str(L): b for L, b in result.saved[kind].items()} for kind in result.saved},
+    )

@@ -1,0 +1,91 @@
+"""Claims of Part 7 about the highway block: how near it gets to the identity, and its parameters."""
+
+import math
+
+import pytest
+
+from snippets.skip_patterns import highway as snippet
+
+PAGE = "module/skip-patterns.md"
+
+
+@pytest.fixture(scope="module")
+def result(device):
+    return snippet.measure(device, seed=0)
+
+
+def table(r: snippet.Result) -> dict:
+    cols = ["b_T", "max T", "max T·|H(x) − x|", "max |y − x| computed", "y == x (float64)", "y == x (float32)"]
+    return {"columns": cols, "rows": r.rows}
+
+
+@pytest.mark.claim(
+    "A highway block is never exactly the identity at a finite gate bias: y − x = T·(H(x) − x) with T > 0, "
+    "so the deviation shrinks like e^(b_T) (×e^−10 from b_T = −10 to −20) but only reaches 0 in the limit.",
+    page=PAGE,
+)
+def test_highway_block_is_identity_only_in_the_limit(claim, result):
+    def never_exact(deviations: list[float]) -> None:
+        assert all(dev > 0.0 for dev in deviations), deviations
+
+    rows = {row[0]: row for row in result.rows}
+    never_exact([row[2] for row in result.rows])
+    for b, _, predicted, computed, *_ in result.rows:
+        assert abs(computed - predicted) <= 1e-15, (b, computed, predicted)  # a few float64 ulps of |x| ~ 2
+    decay = rows[-20.0][1] / rows[-10.0][1]
+    assert abs(decay / math.exp(-10) - 1) < 0.01, decay
+    claim.rejects(
+        never_exact, [result.zero_init_residual_deviation], because="a residual block with a zeroed last layer"
+    )
+    claim.record(
+        table=table(result),
+        decay=decay,
+        exp_minus_10=math.exp(-10),
+        residual_zero_init=result.zero_init_residual_deviation,
+        d=result.d,
+    )
+
+
+@pytest.mark.claim(
+    "In floating point the computed y equals x bit for bit once T·|H(x) − x| falls below half a unit in the last "
+    "place of x: from b_T = −40 in float32 and from b_T = −80 in float64 in this sweep.",
+    page=PAGE,
+)
+def test_highway_output_rounds_to_x_below_half_an_ulp(claim, result):
+    def first_bitwise(column: int) -> float:
+        return next(row[0] for row in result.rows if row[column])
+
+    def switches_at(column: int, b: float) -> None:
+        assert first_bitwise(column) == b, (column, first_bitwise(column))
+        assert all(row[column] for row in result.rows if row[0] <= b)
+
+    switches_at(5, -40.0)
+    switches_at(4, -80.0)
+    claim.rejects(switches_at, 5, 0.0, because="an exactly open carry gate at b_T = 0")
+    claim.record(float32_from=first_bitwise(5), float64_from=first_bitwise(4))
+
+
+@pytest.mark.claim(
+    "The gate costs d² + d parameters per block (W_T and b_T): it doubles a highway layer over a residual block "
+    "with the same one-layer H, and adds 12.6% to Part 2's expansion-4 MLP block.",
+    page=PAGE,
+)
+def test_highway_gate_adds_d_squared_plus_d_parameters(claim, result):
+    d, p = result.d, result.params
+
+    def gate_costs(extra: int) -> None:
+        assert extra == d * d + d, (extra, d * d + d)
+
+    gate_costs(p["highway"] - p["residual, same H"])
+    assert p["highway"] == 2 * p["residual, same H"]
+    share = p["highway gate"] / p["residual MLP, e = 4"]
+    assert round(share, 3) == 0.126, share
+    claim.rejects(gate_costs, 0, because="a residual block, whose identity shortcut is free")
+    claim.record(
+        d=d,
+        gate=p["highway gate"],
+        highway=p["highway"],
+        residual_same_h=p["residual, same H"],
+        mlp_e4=p["residual MLP, e = 4"],
+        share_of_mlp=share,
+    )
