@@ -1,0 +1,107 @@
+"""Common-mistakes claims about `x += F(x)` on the residual stream (5 seeds each)."""
+
+import pytest
+import torch
+
+from snippets.mistakes import inplace_add as snippet
+
+PAGE = "module/common-mistakes.md"
+SEEDS = range(5)
+LEAF = "a leaf Variable that requires grad is being used in an in-place operation"
+SAVED = "one of the variables needed for gradient computation has been modified by an inplace operation"
+RAISE_AT_BACKWARD = ("after Linear", "after Linear, pre-norm branch", "after ReLU, frozen branch")
+RUNS = "after Linear, frozen branch"
+
+
+@pytest.fixture(scope="module")
+def results(device):
+    return [snippet.measure(device, seed=s) for s in SEEDS]
+
+
+def outcome_text(pair: snippet.Pair) -> str:
+    """One table cell: where it raised, or how far its gradients are from x = x + F(x)."""
+    o = pair.inplace
+    if o.stage:
+        return f"RuntimeError in {o.stage}()"
+    if pair.bit_identical:
+        return "runs; gradients bit-identical"
+    return f"runs; gradients off by up to {pair.max_grad_difference:.3g}"
+
+
+def raised(outcome: snippet.Outcome, stage: str, text: str) -> None:
+    assert outcome.stage == stage and text in outcome.message, (outcome.stage, outcome.message)
+
+
+@pytest.mark.claim(
+    "x += F(x) on a leaf tensor that requires grad raises RuntimeError in the forward pass, for 5 seeds.", page=PAGE
+)
+def test_inplace_add_on_leaf_input_raises_in_forward(claim, results):
+    for r in results:
+        raised(r.scenarios["input leaf"].inplace, "forward", LEAF)
+        assert r.scenarios["input leaf"].reference.stage == ""
+    claim.rejects(raised, results[0].scenarios[RUNS].inplace, "forward", LEAF, because="a non-leaf stream")
+    claim.record(error=f"RuntimeError: {results[0].scenarios['input leaf'].inplace.message}")
+
+
+@pytest.mark.claim(
+    "x += F(x) raises RuntimeError in backward() whenever autograd saved the stream: after a Linear (the "
+    "branch's first layer saves it), with a pre-norm branch (LayerNorm saves it) and after a ReLU (ReLU saves "
+    "its output), for 5 seeds.",
+    page=PAGE,
+)
+def test_inplace_add_raises_in_backward_when_stream_was_saved(claim, results):
+    for r in results:
+        for name in RAISE_AT_BACKWARD:
+            raised(r.scenarios[name].inplace, "backward", SAVED)
+            assert r.scenarios[name].reference.stage == "", name
+    claim.rejects(raised, results[0].scenarios[RUNS].inplace, "backward", SAVED, because="a stream nobody saved")
+    first = results[0].scenarios
+    claim.record(
+        error=f"RuntimeError: {first['after Linear'].inplace.message}",
+        error_relu=f"RuntimeError: {first['after ReLU, frozen branch'].inplace.message}",
+    )
+
+
+@pytest.mark.claim(
+    "Where x += F(x) runs (nothing saved the stream, or under torch.no_grad), its gradients and outputs are "
+    "bit-identical to x = x + F(x), for 5 seeds.",
+    page=PAGE,
+)
+def test_inplace_add_that_runs_gives_identical_gradients(claim, results):
+    def identical(pair: snippet.Pair) -> None:
+        assert pair.inplace.stage == "" and pair.bit_identical, pair.max_grad_difference
+
+    for r in results:
+        identical(r.scenarios[RUNS])
+        assert r.inference_equal
+    claim.rejects(identical, results[0].hidden_write, because="the update written through .data")
+    rows = [[name, outcome_text(pair)] for name, pair in results[0].scenarios.items()]
+    rows.append(["after Linear, written through .data", outcome_text(results[0].hidden_write)])
+    claim.record(
+        table={"columns": ["the stream comes from", "x += F(x)"], "rows": rows},
+        max_difference=max(r.scenarios[RUNS].max_grad_difference for r in results),
+        seeds=len(results),
+    )
+
+
+@pytest.mark.claim(
+    "Writing the update through .data raises nothing and returns wrong gradients: the input gradient misses "
+    "the branch's term and the branch gets no gradient at all, for 5 seeds.",
+    page=PAGE,
+)
+def test_update_through_data_gives_wrong_gradients_silently(claim, results):
+    def silently_wrong(pair: snippet.Pair) -> None:
+        assert pair.inplace.stage == "" and pair.reference.stage == ""
+        assert pair.max_grad_difference > 1e-3, pair.max_grad_difference
+        x_grad, _stem_w, _stem_b, *branch = pair.inplace.grads
+        assert not torch.equal(x_grad, pair.reference.grads[0]), "the input gradient is right"
+        assert all(g.abs().max().item() == 0.0 for g in branch), "the branch received a gradient"
+
+    for r in results:
+        silently_wrong(r.hidden_write)
+    claim.rejects(silently_wrong, results[0].scenarios[RUNS], because="the tracked in-place update")
+    claim.record(
+        max_difference_min=min(r.hidden_write.max_grad_difference for r in results),
+        max_difference_max=max(r.hidden_write.max_grad_difference for r in results),
+        seeds=len(results),
+    )

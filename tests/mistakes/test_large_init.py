@@ -1,0 +1,70 @@
+"""Common-mistakes claims about how far the stream grows by block 50 for each branch init (5 seeds)."""
+
+import math
+import statistics
+
+import pytest
+
+from snippets.mistakes import large_init as snippet
+
+PAGE = "module/common-mistakes.md"
+SEEDS = range(5)
+
+
+@pytest.fixture(scope="module")
+def results(device):
+    return [snippet.measure(device, seed=s) for s in SEEDS]
+
+
+@pytest.mark.claim(
+    "With every branch's last layer zeroed, the stream after 50 blocks is the input bit for bit, for 5 seeds.",
+    page=PAGE,
+)
+def test_zero_init_stream_is_exactly_the_input_at_block_50(claim, results):
+    def unchanged(equal: bool, ratio: float) -> None:
+        assert equal and ratio == 1.0, ratio
+
+    for r in results:
+        unchanged(r.exact_at_depth["zero"], r.growth["zero"][-1])
+    claim.rejects(unchanged, results[0].exact_at_depth["default"], results[0].growth["default"][-1], because="default")
+    claim.record(ratio=results[0].growth["zero"][-1], depth=results[0].depth, seeds=len(results))
+
+
+@pytest.mark.claim(
+    "By block 50 the stream has grown to about (1 + ρ²)^25 times the input: about 4× with PyTorch's default "
+    "init (ρ² = 1/18, within a factor 1.5) and about 10¹¹× with He init (ρ² = 2, within a factor 10), for 5 seeds.",
+    page=PAGE,
+)
+def test_stream_growth_by_block_50_follows_branch_energy(claim, results):
+    def follows(ratio: float, rho2: float, factor: float) -> None:
+        predicted = snippet.predicted_growth(rho2, 50)
+        assert abs(math.log(ratio / predicted)) < math.log(factor), (ratio, predicted)
+
+    for r in results:
+        follows(r.growth["default"][-1], snippet.RHO2["default"], 1.5)
+        follows(r.growth["he"][-1], snippet.RHO2["he"], 10)
+    claim.rejects(follows, results[0].growth["default"][-1], snippet.RHO2["he"], 10, because="He's ρ² for default")
+    claim.rejects(follows, results[0].growth["he"][-1], snippet.RHO2["default"], 1.5, because="default's ρ² for He")
+
+    def spread(init: str, block: int) -> list[float]:
+        v = [r.growth[init][block - 1] for r in results]
+        return [statistics.median(v), min(v), max(v)]
+
+    blocks = [1, 10, 20, 30, 40, 50]
+    curves = {init: {"block": blocks, "spread": [spread(init, b) for b in blocks]} for init in snippet.INITS}
+    rows = [[b, *spread("default", b), *spread("he", b)] for b in blocks]
+    cols = ["block l", "default median", "default min", "default max", "He median", "He min", "He max"]
+    rho2 = {i: statistics.median(r.first_block_rho2[i] for r in results) for i in ("default", "he")}
+    # The branch-to-stream ratio that would make the brief's 10× come true at block 50.
+    rho_for_10x = math.sqrt(10 ** (2 / 50) - 1)
+    claim.record(
+        table={"columns": cols, "rows": rows},
+        curves=curves,
+        default=dict(zip(["median", "min", "max"], spread("default", 50), strict=True)),
+        he=dict(zip(["median", "min", "max"], spread("he", 50), strict=True)),
+        predicted_default=snippet.predicted_growth(snippet.RHO2["default"], 50),
+        predicted_he=snippet.predicted_growth(snippet.RHO2["he"], 50),
+        measured_rho2=rho2,
+        rho_for_10x=rho_for_10x,
+        seeds=len(results),
+    )
