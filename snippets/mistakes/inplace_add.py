@@ -135,6 +135,9 @@ class Result:
     scenarios: dict[str, Pair]
     hidden_write: Pair  # after a trainable Linear, update written through .data
     inference_equal: bool  # under torch.no_grad the in-place output equals x + F(x)
+    caller_tensor_changed: (
+        bool  # ... and the tensor the caller passed in now holds it too
+    )
 
 
 def _pair(
@@ -166,8 +169,9 @@ def measure(device: str = "cpu", seed: int = 0, d: int = 32, batch: int = 8) -> 
     x = torch.randn(batch, d, device=device)
     with torch.no_grad():
         expected = OutOfPlaceBlock(f)(x)
-        same = torch.equal(InPlaceBlock(f)(x.clone()), expected)
-    return Result(seed, pairs, hidden, same)
+        kept = x.clone()
+        same = torch.equal(InPlaceBlock(f)(x), expected)
+    return Result(seed, pairs, hidden, same, not torch.equal(x, kept))
 
 
 if __name__ == "__main__":

@@ -51,7 +51,8 @@ def test_stream_growth_by_block_50_follows_branch_energy(claim, results):
         return [statistics.median(v), min(v), max(v)]
 
     blocks = [1, 10, 20, 30, 40, 50]
-    curves = {init: {"block": blocks, "spread": [spread(init, b) for b in blocks]} for init in snippet.INITS}
+    every = list(range(1, results[0].depth + 1))
+    curves = {init: {"block": every, "spread": [spread(init, b) for b in every]} for init in snippet.INITS}
     rows = [[b, *spread("default", b), *spread("he", b)] for b in blocks]
     cols = ["block l", "default median", "default min", "default max", "He median", "He min", "He max"]
     rho2 = {i: statistics.median(r.first_block_rho2[i] for r in results) for i in ("default", "he")}
@@ -64,6 +65,7 @@ def test_stream_growth_by_block_50_follows_branch_energy(claim, results):
         he=dict(zip(["median", "min", "max"], spread("he", 50), strict=True)),
         predicted_default=snippet.predicted_growth(snippet.RHO2["default"], 50),
         predicted_he=snippet.predicted_growth(snippet.RHO2["he"], 50),
+        rho2=snippet.RHO2,
         measured_rho2=rho2,
         rho_for_10x=rho_for_10x,
         seeds=len(results),
