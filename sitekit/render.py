@@ -5,6 +5,7 @@ Macros (arguments are Python literals):
 - `{{ value("claim_id", "key.sub", ".3g") }}`   a measured number or string
 - `{{ table("claim_id", "key", ".3g") }}`       a recorded {"columns": [...], "rows": [[...]]} table
 - `{{ error("claim_id", "key") }}`              an exception message captured from execution
+- `{{ code("claim_id", "key", "lang") }}`       a recorded string (e.g. generated BibTeX) as a code block
 - `{{ figure("name", "alt text") }}`            a figure drawn from recorded results (sitekit.figures)
 - `{{ claim("claim_id") }}`                     a link to the claim's entry in the ledger
 - `{{ ledger() }}`                              the ledger of every claim (the Claims page)
@@ -153,6 +154,14 @@ def error(ctx: Context, cid: str, key: str) -> str:
 
 
 @macro
+def code(ctx: Context, cid: str, key: str, lang: str = "text") -> str:
+    """A recorded string shown verbatim as a fenced code block (with the theme's copy button)."""
+    c = verified(ctx, cid)
+    text = str(lookup(c.values, key, f"docs/{ctx.page}: code({cid!r}, {key!r})"))
+    return f"``` {lang}\n{text}\n```"
+
+
+@macro
 def figure(ctx: Context, name: str, alt: str) -> str:
     if name not in ctx.figures:
         raise ClaimError(
@@ -261,7 +270,9 @@ def render(text: str, ctx: Context) -> str:
             out.append(span[0])
             last = span.end()
         out.append(MACRO.sub(expand, line[last:]))
-        return "".join(out)
+        # A multi-line expansion on an indented line (inside a tab or an admonition) keeps that indent.
+        indent = line[: len(line) - len(line.lstrip())]
+        return "".join(out).replace("\n", "\n" + indent)
 
     lines, fence = [], None
     for line in text.split("\n"):
