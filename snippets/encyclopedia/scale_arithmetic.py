@@ -1,0 +1,46 @@
+"""Encyclopedia, The Residual Stream: the arithmetic behind the premise's GPT-3 numbers.
+
+Inputs are published figures (Brown et al. 2020, Table 2.1): 175.0 billion parameters, 96 layers.
+Run `python -m snippets.encyclopedia.scale_arithmetic` to print what the page states.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+# --8<-- [start:arithmetic]
+def weight_bytes(parameters: float, bytes_per_parameter: int = 2) -> float:
+    """Bytes to hold the weights alone, at 2 bytes each for fp16 or bf16."""
+    return parameters * bytes_per_parameter
+
+
+def residual_writes(layers: int, sublayers_per_layer: int = 2) -> int:
+    """Times a token's stream is updated: once by attention, once by the MLP, per layer."""
+    return layers * sublayers_per_layer
+
+
+# --8<-- [end:arithmetic]
+
+
+@dataclass(frozen=True)
+class Result:
+    """GPT-3 175B's weights in gigabytes and gibibytes, and its residual writes."""
+
+    parameters: float
+    layers: int
+    gigabytes: float  # 10^9 bytes
+    gibibytes: float  # 2^30 bytes
+    writes: int
+
+
+def measure(
+    device: str = "cpu", seed: int = 0, parameters: float = 175.0e9, layers: int = 96
+) -> Result:
+    """Do the arithmetic (device and seed are unused)."""
+    size = weight_bytes(parameters)
+    return Result(parameters, layers, size / 1e9, size / 2**30, residual_writes(layers))
+
+
+if __name__ == "__main__":
+    print(measure())

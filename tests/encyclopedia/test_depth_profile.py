@@ -1,0 +1,120 @@
+"""Claims of the encyclopedia entry about pre-norm and post-norm stacks across depth, at initialisation."""
+
+import itertools
+import math
+import statistics
+
+import pytest
+
+from snippets.encyclopedia import depth_profile as snippet
+
+PAGE = "encyclopedia/residual-stream.md"
+
+
+@pytest.fixture(scope="module")
+def r(device):
+    """Five seeds of both 24-block stacks, shared by every claim below."""
+    return snippet.measure(device, seed=0, seeds=5)
+
+
+def per_layer_table(r, which: str) -> dict:
+    pre, post = r.median(which, "pre"), r.median(which, "post")
+    offset = 0 if which == "norms" else 1
+    rows = [[i + offset, pre[i], post[i]] for i in range(len(pre)) if (i + offset) % 4 == 0 or i + offset == 1]
+    first = "after block l" if which == "norms" else "block l"
+    return {"columns": [first, "pre-norm", "post-norm"], "rows": rows}
+
+
+@pytest.mark.claim(
+    "In a 24-block pre-norm stack at initialisation the stream's norm grows after every block, in each of 5 seeds, "
+    "to more than twice its input norm.",
+    page=PAGE,
+)
+def test_prenorm_stream_norm_grows_with_depth(claim, r):
+    def grows(runs: list[list[float]]) -> None:
+        for norms in runs:
+            assert all(b > a for a, b in itertools.pairwise(norms)), norms
+            assert norms[-1] > 2 * norms[0], norms
+
+    grows(r.norms["pre"])
+    claim.rejects(grows, r.norms["post"], because="the post-norm stack, renormalised after every addition")
+    med = r.median("norms", "pre")
+    squares = [n * n for n in med]
+    slope = (squares[-1] - squares[0]) / r.L
+    claim.record(
+        L=r.L,
+        d=r.d,
+        heads=r.heads,
+        B=r.B,
+        T=r.T,
+        seeds=r.seeds,
+        norm_in=med[0],
+        norm_out=med[-1],
+        growth=med[-1] / med[0],
+        square_per_block=slope,
+        square_at_half=squares[r.L // 2],
+        square_at_half_linear=squares[0] + slope * r.L / 2,
+        table=per_layer_table(r, "norms"),
+        median_pre=med,
+        median_post=r.median("norms", "post"),
+    )
+
+
+@pytest.mark.claim(
+    "In the post-norm stack the stream's norm after every block is √d to within 1e-4 (relative), in each of 5 seeds.",
+    page=PAGE,
+)
+def test_postnorm_stream_norm_stays_at_sqrt_d(claim, r):
+    def pinned(runs: list[list[float]], d: int) -> None:
+        for norms in runs:
+            assert all(abs(n / math.sqrt(d) - 1) < 1e-4 for n in norms[1:]), norms
+
+    pinned(r.norms["post"], r.d)
+    claim.rejects(pinned, r.norms["pre"], r.d, because="the pre-norm stack, whose stream is never rescaled")
+    claim.record(
+        sqrt_d=math.sqrt(r.d),
+        max_relative_error=max(abs(n / math.sqrt(r.d) - 1) for run in r.norms["post"] for n in run[1:]),
+    )
+
+
+@pytest.mark.claim(
+    "At initialisation the pre-norm stack's last-MLP-weight gradients fall from input to output: the 4 blocks "
+    "nearest the output get under 0.6× the gradient of the 4 nearest the input, in each of 5 seeds.",
+    page=PAGE,
+)
+def test_prenorm_gradients_fall_toward_the_output(claim, r):
+    def falls(ratios: list[float]) -> None:
+        assert all(q < 0.6 for q in ratios), ratios
+
+    falls(r.end_ratio("pre"))
+    claim.rejects(falls, r.end_ratio("post"), because="the post-norm stack's ratios")
+    claim.record(
+        ratios=r.end_ratio("pre"), median_ratio=statistics.median(r.end_ratio("pre")), table=per_layer_table(r, "grads")
+    )
+
+
+@pytest.mark.claim(
+    "At initialisation the post-norm stack's gradients show no trend with depth (median output/input-end ratio "
+    "within 2/3 to 3/2 over 5 seeds), yet near the output they exceed the pre-norm stack's by more than 2× in "
+    "each seed.",
+    page=PAGE,
+)
+def test_postnorm_gradients_are_flat_and_larger_near_the_output(claim, r):
+    def flat_and_larger(ratios: list[float], post: list[list[float]], pre: list[list[float]]) -> None:
+        assert 2 / 3 < statistics.median(ratios) < 3 / 2, ratios
+        assert all(sum(a[-4:]) > 2 * sum(b[-4:]) for a, b in zip(post, pre, strict=True))
+
+    flat_and_larger(r.end_ratio("post"), r.grads["post"], r.grads["pre"])
+    claim.rejects(flat_and_larger, r.end_ratio("pre"), r.grads["post"], r.grads["pre"], because="pre-norm's trend")
+    claim.rejects(flat_and_larger, r.end_ratio("post"), r.grads["pre"], r.grads["post"], because="the stacks swapped")
+    near_output = [sum(a[-4:]) / sum(b[-4:]) for a, b in zip(r.grads["post"], r.grads["pre"], strict=True)]
+    claim.record(
+        ratios=r.end_ratio("post"),
+        median_ratio=statistics.median(r.end_ratio("post")),
+        min_ratio=min(r.end_ratio("post")),
+        max_ratio=max(r.end_ratio("post")),
+        post_over_pre_near_output=statistics.median(near_output),
+        sqrt_L=math.sqrt(r.L),
+        median_pre=r.median("grads", "pre"),
+        median_post=r.median("grads", "post"),
+    )
