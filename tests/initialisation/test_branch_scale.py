@@ -1,0 +1,36 @@
+"""Claims of Part 5 about the size of a pre-norm block's write at initialisation."""
+
+import statistics
+
+import pytest
+
+from snippets.initialisation import branch_scale as snippet
+
+PAGE = "module/initialisation.md"
+SEEDS = range(5)
+
+
+@pytest.mark.claim(
+    "At default init a pre-norm block writes 0.1 to 0.4 of a unit-RMS stream's norm, but over 5× the norm of "
+    "a stream of RMS 0.02: LayerNorm fixes the write's size, not its size relative to the stream (5 seeds).",
+    page=PAGE,
+)
+def test_prenorm_write_is_fixed_size_not_fixed_ratio(claim, device):
+    results = [snippet.measure(device, seed=s) for s in SEEDS]
+
+    def small_next_to_unit_stream(ratio: float) -> None:
+        assert 0.1 < ratio < 0.4, ratio
+
+    for r in results:
+        small_next_to_unit_stream(r.ratio[1.0])
+        assert r.ratio[0.02] > 5, r.ratio[0.02]
+        assert r.along[-1] < r.along[0], (r.along[0], r.along[-1])
+    claim.rejects(small_next_to_unit_stream, results[0].ratio[0.02], because="a stream of RMS 0.02")
+    along = [statistics.median(r.along[i] for r in results) for i in range(len(results[0].along))]
+    claim.record(
+        unit=statistics.median(r.ratio[1.0] for r in results),
+        small=statistics.median(r.ratio[0.02] for r in results),
+        first=along[0],
+        last=along[-1],
+        depth=len(along),
+    )
