@@ -7,7 +7,7 @@ from snippets.mistakes import inplace_add as snippet
 
 PAGE = "module/common-mistakes.md"
 SEEDS = range(5)
-LEAF = "a leaf Variable that requires grad is being used in an in-place operation"
+LEAF = "leaf Variable that requires grad"
 SAVED = "one of the variables needed for gradient computation has been modified by an inplace operation"
 RAISE_AT_BACKWARD = ("after Linear", "after Linear, pre-norm branch", "after ReLU, frozen branch")
 RUNS = "after Linear, frozen branch"
