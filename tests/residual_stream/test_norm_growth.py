@@ -29,7 +29,7 @@ def default_init_growth(residual: list[float], prenorm: list[float], postnorm: l
     assert 2 < residual[50] < 8, residual[50]
     assert 1.3 < prenorm[50] < 2.5, prenorm[50]
     assert max(postnorm[1:]) / min(postnorm[1:]) < 1 + 1e-5, (min(postnorm[1:]), max(postnorm[1:]))
-    assert abs(postnorm[50] - 1) < 0.02, postnorm[50]
+    assert abs(postnorm[50] - 1) < 0.05, postnorm[50]
 
 
 @pytest.mark.claim(
