@@ -39,16 +39,25 @@ class Work:
     note: str = ""
 
 
-WORKS = (
-    Work(
-        key="residualstream2026",
+# --8<-- [end:record]
+
+
+# --8<-- [start:works]
+def entry(key: str, title: str, slug: str, year: int = 2026) -> Work:
+    """The record of one entry of this site's encyclopedia (later entries reuse it)."""
+    return Work(
+        key=key,
         kind="entry",
-        title="The Residual Stream",
-        year=2026,
-        url=SITE_URL + "encyclopedia/residual-stream/",
+        title=title,
+        year=year,
+        url=f"{SITE_URL}encyclopedia/{slug}/",
         organisation="The Residual Stream contributors",
         container="The Residual Stream: an encyclopedia of residual connections",
-    ),
+    )
+
+
+WORKS = (
+    entry("residualstream2026", "The Residual Stream", "residual-stream"),
     Work(
         key="he2015deep",
         kind="preprint",
@@ -66,10 +75,10 @@ WORKS = (
         note="Published in the Proceedings of CVPR 2016, pages 770-778",
     ),
 )
-# --8<-- [end:record]
+# --8<-- [end:works]
 
 
-# --8<-- [start:formats]
+# --8<-- [start:bibtex]
 def bibtex(w: Work) -> str:
     """BibTeX: people joined by `and`; a group author braced so it stays one name."""
     names = (
@@ -95,6 +104,10 @@ def bibtex(w: Work) -> str:
     return f"@misc{{{w.key},\n{body}\n}}"
 
 
+# --8<-- [end:bibtex]
+
+
+# --8<-- [start:csl]
 def csl(w: Work) -> dict:
     """CSL-JSON item: each person a {family, given} object, the date as date-parts."""
     item = {
@@ -119,6 +132,10 @@ def csl(w: Work) -> dict:
     return item
 
 
+# --8<-- [end:csl]
+
+
+# --8<-- [start:ris]
 def ris(w: Work) -> str:
     """RIS: one AU line per person as `Family, Given`; ER closes the record."""
     tags = [("TY", "ENCYC" if w.kind == "entry" else "UNPB"), ("TI", w.title)]
@@ -138,7 +155,7 @@ def ris(w: Work) -> str:
     return "\n".join(f"{t}  - {v}" for t, v in tags) + "\nER  - "
 
 
-# --8<-- [end:formats]
+# --8<-- [end:ris]
 
 
 @dataclass(frozen=True)
