@@ -13,7 +13,7 @@ ZOO = "wide_resnet50_2_has_2_7x_resnet50_parameters_not_4x"
 def params_vs_top1(values: Values) -> Any:
     import matplotlib.pyplot as plt
 
-    rows = values[ZOO]["table"]["rows"]  # model, layers, params (M), ×, acc@1, Δ, Δ per 10M
+    rows = [[r[0], r[1], r[2] / 1e6, *r[3:]] for r in values[ZOO]["table"]["rows"]]  # params in M
     fig, ax = plt.subplots(figsize=(6.4, 3.8))
     colors = {"ResNet": "#2c3e91", "Wide": "#c0392b", "DenseNet": "#27ae60"}
     resnets = [r for r in rows if r[0].startswith("ResNet")]

@@ -9,7 +9,7 @@ BASE, HIDDEN, BOTH = snippet.CONFIGS
 
 
 def table(r: snippet.Result) -> dict:
-    rows = [[n, w, b, w + b, r.weight_ratio[n], r.total_ratio[n]] for n, (w, b) in r.counts.items()]
+    rows = [[n, w, b, w + b, r.weight_ratio[n], round(r.total_ratio[n], 4)] for n, (w, b) in r.counts.items()]
     return {"columns": ["block", "weights", "biases", "total", "weights ÷ base", "total ÷ base"], "rows": rows}
 
 

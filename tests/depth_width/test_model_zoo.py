@@ -29,21 +29,13 @@ def gain(r: snippet.Result, name: str) -> float:
 
 
 def table(r: snippet.Result) -> dict:
+    """Display table: whole counts, ratios and differences rounded to three decimals."""
     rows = []
     for n in r.counted:
         extra = (r.counted[n] - r.counted["resnet50"]) / 1e7
-        rows.append(
-            [
-                NAMES[n],
-                DEPTH[n],
-                r.counted[n] / 1e6,
-                ratio(r, n),
-                r.acc1[n],
-                gain(r, n),
-                gain(r, n) / extra if extra > 0 else "",
-            ]
-        )
-    cols = ["model", "layers", "params (M)", "× ResNet-50", "acc@1 %", "Δ acc@1", "Δ per +10M params"]
+        per_10m = round(gain(r, n) / extra, 2) if extra > 0 else "–"
+        rows.append([NAMES[n], DEPTH[n], r.counted[n], round(ratio(r, n), 3), r.acc1[n], round(gain(r, n), 3), per_10m])
+    cols = ["model", "layers", "parameters", "× ResNet-50", "acc@1 %", "Δ acc@1", "Δ acc@1 per +10M params"]
     return {"columns": cols, "rows": rows}
 
 
@@ -69,7 +61,7 @@ def test_wide_resnet50_2_has_2_7x_resnet50_parameters_not_4x(claim, zoo):
         gain=gain(zoo, "wide_resnet50_2"),
         kernels={
             "columns": ["parameters in", "ResNet-50", "Wide ResNet-50-2", "ratio"],
-            "rows": [[k, k50[k], kw[k], kw[k] / k50[k]] for k in k50],
+            "rows": [[k, k50[k], kw[k], round(kw[k] / k50[k], 3)] for k in k50],
         },
     )
 
@@ -115,8 +107,15 @@ def test_depth_buys_more_accuracy_per_parameter_than_width(claim, zoo):
     deep = [per_10m("resnet101"), per_10m("resnet152")]
     deeper_is_more_efficient(deep, per_10m("wide_resnet50_2"))
     assert max(zoo.acc1, key=zoo.acc1.get) == "wide_resnet50_2"
+    wide_minus_152 = zoo.acc1["wide_resnet50_2"] - zoo.acc1["resnet152"]
+    assert wide_minus_152 > 0
     claim.rejects(deeper_is_more_efficient, deep, 1.0, because="a widening that bought 1 point per 10M")
-    claim.record(per_10m_101=deep[0], per_10m_152=deep[1], per_10m_wide=per_10m("wide_resnet50_2"))
+    claim.record(
+        per_10m_101=deep[0],
+        per_10m_152=deep[1],
+        per_10m_wide=per_10m("wide_resnet50_2"),
+        wide_minus_152=wide_minus_152,
+    )
 
 
 @pytest.mark.claim(

@@ -33,7 +33,7 @@ def table(r: snippet.Result) -> dict:
     rows = []
     for depth in snippet.DEPTHS:
         dense, res = r.saved["dense"][depth], r.saved["residual"][depth]
-        rows.append([depth, dense / 2**20, res / 2**20, dense / res])
+        rows.append([depth, round(dense / 2**20, 3), round(res / 2**20, 3), round(dense / res, 2)])
     return {"columns": ["depth L", "dense (MiB)", "residual (MiB)", "dense ÷ residual"], "rows": rows}
 
 

@@ -15,7 +15,14 @@ def result(device):
 
 
 def table(r: snippet.Result) -> dict:
-    cols = ["b_T", "max T", "max T·|H(x) − x|", "max |y − x| computed", "y == x (float64)", "y == x (float32)"]
+    cols = [
+        "b_T",
+        "largest T",
+        "largest size of T·(H(x) − x), exact",
+        "largest size of y − x, computed",
+        "y == x (float64)",
+        "y == x (float32)",
+    ]
     return {"columns": cols, "rows": r.rows}
 
 
