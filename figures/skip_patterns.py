@@ -10,7 +10,7 @@ MEMORY = "dense_stack_memory_grows_quadratically_residual_linearly"
 CLOSING = "highway_block_is_identity_only_in_the_limit"
 
 
-@figure("saved-activations-vs-depth", claims=[MEMORY])
+@figure("dense-vs-residual-saved-activations", claims=[MEMORY])
 def saved_activations_vs_depth(values: Values) -> Any:
     import matplotlib.pyplot as plt
 
