@@ -57,7 +57,7 @@ def fixup_stream_growth(values: Values) -> Any:
     table = values[FIXUP]["table"]
     depth = [row[0] for row in table["rows"]]
     fig, ax = plt.subplots(figsize=(6, 3.6))
-    styles = ["k--", "o-", "s-", "o:", "s:"]
+    styles = ["--", "o-", "s-", "o:", "s:"]
     colors = ["black", "#27ae60", "#16a085", "#c0392b", "#e67e22"]
     for i, (style, color) in enumerate(zip(styles, colors, strict=True), start=1):
         ax.plot(depth, [row[i] for row in table["rows"]], style, color=color, label=table["columns"][i])
