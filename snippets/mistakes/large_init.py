@@ -60,6 +60,20 @@ RHO2 = {"zero": 0.0, "default": 1 / 18, "he": 2.0}
 # --8<-- [end:predict]
 
 
+# --8<-- [start:learns]
+def first_step_gradients(block: ResidualBlock, x: torch.Tensor) -> list[float]:
+    """‖∂ℒ/∂W‖ for each Linear of the branch, first to last, with ℒ = Σ r·y."""
+    y = block(x)  # (N, d)
+    r = torch.randn_like(y)  # (N, d): a random upstream gradient
+    (r * y).sum().backward()
+    return [
+        m.weight.grad.norm().item() for m in block.branch if isinstance(m, nn.Linear)
+    ]
+
+
+# --8<-- [end:learns]
+
+
 @dataclass(frozen=True)
 class Result:
     """One seed: the stream's growth per block for each initialisation."""
@@ -70,6 +84,8 @@ class Result:
     growth: dict[str, list[float]]  # init -> ‖h_l‖ / ‖x‖, l = 1 … depth
     exact_at_depth: dict[str, bool]  # init -> h_depth == x bit for bit
     first_block_rho2: dict[str, float]  # init -> ‖F(x)‖² / ‖x‖² measured at block 1
+    first_step: list[float]  # zero init: ‖∂ℒ/∂W‖ of the first and the last Linear
+    first_step_default: list[float]  # a block with PyTorch's default init
 
 
 def measure(
@@ -85,7 +101,11 @@ def measure(
         with torch.no_grad():
             block = initialised(ResidualBlock(d), init).to(device)
             rho2[init] = (block.branch(x).norm() ** 2 / x.norm() ** 2).item()
-    return Result(seed, d, depth, growth, exact, rho2)
+    torch.manual_seed(seed)
+    x = torch.randn(batch, d, device=device)
+    steps = first_step_gradients(initialised(ResidualBlock(d), "zero").to(device), x)
+    steps_default = first_step_gradients(ResidualBlock(d).to(device), x)
+    return Result(seed, d, depth, growth, exact, rho2, steps, steps_default)
 
 
 if __name__ == "__main__":

@@ -70,3 +70,23 @@ def test_stream_growth_by_block_50_follows_branch_energy(claim, results):
         rho_for_10x=rho_for_10x,
         seeds=len(results),
     )
+
+
+@pytest.mark.claim(
+    "A zero-initialised last layer still learns: on the first backward pass it gets a non-zero weight "
+    "gradient while the branch's first layer gets exactly zero, for 5 seeds.",
+    page=PAGE,
+)
+def test_zeroed_last_layer_gets_gradient_first_layer_gets_none(claim, results):
+    def only_last_learns(grads: list[float]) -> None:
+        first, last = grads
+        assert first == 0.0 and last > 0.0, grads
+
+    for r in results:
+        only_last_learns(r.first_step)
+    claim.rejects(only_last_learns, results[0].first_step_default, because="a default-initialised branch")
+    claim.record(
+        first=max(r.first_step[0] for r in results),
+        last_min=min(r.first_step[1] for r in results),
+        seeds=len(results),
+    )
