@@ -147,6 +147,7 @@ class Visit:
     broken_images: list[str]
     serious_a11y: list[dict[str, Any]]
     screenshot: Path
+    wide_listings: list[str]
 
 
 MATH_OPEN = re.compile(r"\\\(|\\\[")
@@ -156,6 +157,14 @@ def expected_math(path: str) -> int:
     """Formulas arithmatex wrote into a page: each `\\(` or `\\[` inside an .arithmatex element."""
     return sum(len(MATH_OPEN.findall(el.get_text())) for el in soup(path).select(".arithmatex"))
 
+
+WIDE_LISTINGS = """() => {
+  document.querySelectorAll("article details").forEach(d => { d.open = true; });
+  return [...document.querySelectorAll("article div.highlight")]
+    .map(div => [div.querySelector("span.filename")?.innerText.trim() || "", div.querySelector("pre > code")])
+    .filter(([name, code]) => name.endsWith(".py") && code && code.scrollWidth > code.clientWidth + 1)
+    .map(([name, code]) => `${name}: ${code.scrollWidth} px of code in ${code.clientWidth} px`);
+}"""
 
 AXE_SERIOUS = """async () => {
   const r = await axe.run(document, {resultTypes: ["violations"]});
@@ -206,6 +215,7 @@ class Visits:
             page.screenshot(path=str(shot), full_page=True)
             page.add_script_tag(content=AXE.read_text(encoding="utf-8"))
             serious = page.evaluate(AXE_SERIOUS)
+            wide = page.evaluate(WIDE_LISTINGS)  # opens folded blocks: keep it after the screenshot
         finally:
             ctx.close()
         sizes: dict[str, int] = {}
@@ -228,4 +238,5 @@ class Visits:
             broken_images=broken,
             serious_a11y=serious,
             screenshot=shot,
+            wide_listings=wide,
         )
