@@ -6,6 +6,7 @@
     nox -s serve        live preview on http://127.0.0.1:8000 (reloads on page or snippet edits)
     nox -s lint         ruff format --check and ruff check
     nox -s browser      build the site, then test it in headless Chromium (browser_tests/)
+    nox -s bench        benchmark sweeps on CPU       -> results/bench-cpu.json (commit it; minutes)
 
 All CPU sessions share one environment, .nox/site, installed from requirements/lock.txt and
 reinstalled only when that file changes (torch alone is ~700 MB; one copy, installed once).
@@ -134,6 +135,16 @@ def browser(session: nox.Session) -> None:
         session.run(str(py), "-m", "mkdocs", "build", "--strict", "-q", "-d", site, external=True)
     session.env["SITE_DIR"] = str(Path(site).resolve())
     session.run(str(py), "-m", "pytest", "browser_tests", *session.posargs, external=True)
+
+
+@nox.session
+def bench(session: nox.Session) -> None:
+    """Run the benchmark sweeps (benchmarks/) on CPU; commit results/bench-cpu.json for the costs page."""
+    py = site_env(session)
+    args = session.posargs or ["benchmarks"]
+    session.run(
+        str(py), "-m", "pytest", "--device", "cpu", "--benchmark-enable", "--timeout", "1800", *args, external=True
+    )
 
 
 @nox.session

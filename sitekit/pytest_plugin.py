@@ -212,6 +212,7 @@ def provenance(device: str) -> dict[str, Any]:
         "python": platform.python_version(),
         "machine": platform.machine(),
         "processor": platform.processor() or platform.machine(),
+        "cpu": _cpu_model(),
         "threads": torch.get_num_threads(),
         "date": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
     }
@@ -221,8 +222,35 @@ def provenance(device: str) -> dict[str, Any]:
             cuda=torch.version.cuda,
             cudnn=torch.backends.cudnn.version(),
             capability=".".join(map(str, torch.cuda.get_device_capability(0))),
+            driver=_nvidia_driver(),
         )
     return info
+
+
+def _cpu_model() -> str | None:
+    """The CPU's model name (platform.processor() is empty on Linux)."""
+    try:
+        lines = Path("/proc/cpuinfo").read_text(encoding="utf-8").splitlines()
+    except OSError:
+        return None
+    return next((line.split(":", 1)[1].strip() for line in lines if line.startswith("model name")), None)
+
+
+def _nvidia_driver() -> str | None:
+    """The NVIDIA driver version as nvidia-smi reports it, or None where it cannot be run."""
+    import subprocess
+
+    try:
+        out = subprocess.run(
+            ["nvidia-smi", "--query-gpu=driver_version", "--format=csv,noheader"],
+            capture_output=True,
+            text=True,
+            check=True,
+            timeout=30,
+        ).stdout.split()
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return out[0] if out else None
 
 
 def _counted(module: str, fn: Callable[..., Any]) -> Callable[..., Any]:

@@ -186,6 +186,28 @@ def claim(ctx: Context, cid: str) -> str:
     return f'[✓ verified]({ctx.link("claims.md")}#{anchor(cid)} "{title}"){{ .claim-badge }}'
 
 
+@macro
+def hardware(ctx: Context) -> str:
+    """Where the recorded claims ran: the CPU, and the GPU or a line saying CUDA has not run."""
+    cpu = ctx.cpu_provenance
+    lines = [
+        f"- **CPU:** {cpu.get('cpu') or cpu.get('processor', '?')}, {cpu.get('threads', '?')} threads, "
+        f"torch {cpu.get('torch', '?')}, run {str(cpu.get('date', '?'))[:10]}"
+    ]
+    gpu = ctx.cuda_provenance
+    if gpu:
+        lines.append(
+            f"- **CUDA:** {gpu.get('gpu', '?')} (driver {gpu.get('driver') or '?'}, CUDA {gpu.get('cuda', '?')}), "
+            f"torch {gpu.get('torch', '?')}, run {str(gpu.get('date', '?'))[:10]}"
+        )
+    else:
+        lines.append(
+            "- **CUDA:** not run yet. No `results/cuda.json` is recorded; `bash scripts/gpu_verify.sh` on a GPU "
+            "host records one, and every number and figure below then shows CPU and CUDA side by side."
+        )
+    return "\n".join(lines)
+
+
 def anchor(cid: str) -> str:
     return "claim-" + cid.replace("_", "-")
 

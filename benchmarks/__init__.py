@@ -1,0 +1,1 @@
+"""Benchmark sweeps behind the Measured costs page (`nox -s bench`); not part of `nox -s tests`."""

@@ -1,0 +1,123 @@
+"""Committed benchmark results: results/bench-<device>.json, with provenance and code hashes.
+
+A sweep is slow and machine-specific, so it runs under `nox -s bench` (or scripts/gpu_verify.sh on
+a GPU host) and its numbers are committed. The claims in tests/costs read them back through `load`,
+which refuses a sweep whose snippet or parameters changed since it ran: the page then cannot show
+numbers that the current code did not produce.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as dt
+import fcntl
+import hashlib
+import json
+import os
+import platform
+import shutil
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+
+# Parameters of each sweep; part of its hash, so changing one marks the committed result stale.
+SWEEPS: dict[str, dict[str, Any]] = {
+    "add_share": {"widths": (64, 128, 256, 512, 1024, 2048), "tokens": 256, "rounds": 7},
+    "depth_width": {"batches": (16, 64, 256, 1024), "rounds": 3},
+    "denormals": {"rounds": 15, "depth": 100},
+}
+
+
+def path(device: str) -> Path:
+    """results/bench-cpu.json or results/bench-cuda.json (SITE_BENCH_DIR overrides the folder)."""
+    return Path(os.environ.get("SITE_BENCH_DIR", ROOT / "results")) / f"bench-{device}.json"
+
+
+def code_hash(name: str) -> str:
+    """Hash of the sweep's snippet file and its parameters."""
+    digest = hashlib.sha256((ROOT / "snippets" / "costs" / f"{name}.py").read_bytes())
+    digest.update(repr(sorted(SWEEPS[name].items())).encode())
+    return digest.hexdigest()[:16]
+
+
+def _cpu_model() -> str:
+    with contextlib.suppress(OSError):
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    return platform.processor() or platform.machine()
+
+
+def _driver() -> str | None:
+    if shutil.which("nvidia-smi") is None:
+        return None
+    out = subprocess.run(
+        ["nvidia-smi", "--query-gpu=driver_version", "--format=csv,noheader"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    return out.stdout.strip().splitlines()[0] if out.returncode == 0 and out.stdout.strip() else None
+
+
+def provenance(device: str) -> dict[str, Any]:
+    """The machine and software a sweep ran on, and how busy the machine was."""
+    import torch
+
+    info: dict[str, Any] = {
+        "device": device,
+        "cpu": _cpu_model(),
+        "cores": os.cpu_count(),
+        "threads": torch.get_num_threads(),
+        "load_average": round(os.getloadavg()[0], 1),
+        "torch": torch.__version__,
+        "python": platform.python_version(),
+        "date": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+    }
+    if device == "cuda":
+        info.update(
+            gpu=torch.cuda.get_device_name(0),
+            driver=_driver(),
+            cuda=torch.version.cuda,
+            capability=".".join(map(str, torch.cuda.get_device_capability(0))),
+        )
+    return info
+
+
+@contextlib.contextmanager
+def _locked(target: Path) -> Iterator[None]:
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with open(target.with_suffix(".lock"), "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+
+
+def save(device: str, name: str, values: dict[str, Any]) -> Path:
+    """Store one sweep's values with its provenance and code hash, keeping the other sweeps."""
+    target = path(device)
+    with _locked(target):
+        data: dict[str, Any] = {"schema": 1, "sweeps": {}}
+        if target.is_file():
+            data = json.loads(target.read_text(encoding="utf-8"))
+        data["sweeps"][name] = {"hash": code_hash(name), "provenance": provenance(device), "values": values}
+        data["sweeps"] = dict(sorted(data["sweeps"].items()))
+        target.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
+    return target
+
+
+def load(device: str, name: str) -> dict[str, Any]:
+    """One sweep's record; AssertionError (a failing claim) when missing or stale."""
+    target = path(device)
+    fix = f"run `nox -s bench -- -k {name}` (on a GPU host: scripts/gpu_verify.sh) and commit {target.name}"
+    assert target.is_file(), f"{target.relative_to(ROOT)} does not exist: {fix}"
+    sweeps = json.loads(target.read_text(encoding="utf-8")).get("sweeps", {})
+    assert name in sweeps, f"{target.name} has no sweep {name!r}: {fix}"
+    record = sweeps[name]
+    assert record["hash"] == code_hash(name), f"sweep {name!r} ran on other code (stale): {fix}"
+    return record

@@ -1,0 +1,18 @@
+"""The sweeps behind the Measured costs page; `nox -s bench` runs them and writes results/bench-<device>.json."""
+
+from snippets.costs import add_share, denormals, depth_width
+
+
+def test_add_share(bench):
+    values = bench("add_share", add_share.sweep)
+    assert values["table"]["rows"]
+
+
+def test_depth_width(bench):
+    values = bench("depth_width", depth_width.sweep)
+    assert values["table"]["rows"]
+
+
+def test_denormals(bench):
+    values = bench("denormals", denormals.sweep)
+    assert values["table"]["rows"]

@@ -1,0 +1,65 @@
+"""Figures of the Measured costs page, drawn from recorded claims (benchmarks included)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sitekit.figures import Values, figure
+
+ADD = "add_share_benchmark_sweep"
+WIDTH = "depth_width_benchmark_throughput"
+CONCAT = "concatenation_memory_grows_quadratically_addition_linearly"
+
+
+@figure("add-share-vs-width", claims=[ADD])
+def add_share_vs_width(values: Values) -> Any:
+    import matplotlib.pyplot as plt
+
+    rows = values[ADD]["table"]["rows"]
+    d = [r[0] for r in rows]
+    fig, ax = plt.subplots(figsize=(6.4, 3.8))
+    ax.plot(d, [r[1] for r in rows], "o-", color="#7f8c8d", label="FLOP share = 1/(16d)")
+    ax.plot(d, [r[2] for r in rows], "o-", color="#c0392b", label="share of measured time")
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log")
+    ax.set_xlabel("stream width d")
+    ax.set_ylabel("add / MLP branch (forward)")
+    ax.legend()
+    fig.tight_layout()
+    return fig
+
+
+@figure("throughput-narrow-deep-vs-wide-shallow", claims=[WIDTH])
+def throughput(values: Values) -> Any:
+    import matplotlib.pyplot as plt
+
+    rows = values[WIDTH]["table"]["rows"]
+    n = [r[0] for r in rows]
+    fig, ax = plt.subplots(figsize=(6.4, 3.8))
+    ax.plot(n, [r[1] for r in rows], "o-", color="#2c3e91", label="narrow-deep: d = 256, 64 blocks")
+    ax.plot(n, [r[2] for r in rows], "s-", color="#d35400", label="wide-shallow: d = 1024, 4 blocks")
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log")
+    ax.set_xlabel("tokens per batch N")
+    ax.set_ylabel("training tokens per second")
+    ax.legend()
+    fig.tight_layout()
+    return fig
+
+
+@figure("saved-activations-vs-depth", claims=[CONCAT])
+def saved_activations(values: Values) -> Any:
+    import matplotlib.pyplot as plt
+
+    rows = values[CONCAT]["table"]["rows"]
+    depth = [r[0] for r in rows]
+    fig, ax = plt.subplots(figsize=(6.4, 3.8))
+    ax.plot(depth, [r[1] for r in rows], "o-", color="#2c3e91", label="residual (addition)")
+    ax.plot(depth, [r[2] for r in rows], "s-", color="#c0392b", label="dense (concatenation)")
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log")
+    ax.set_xlabel("depth L")
+    ax.set_ylabel("bytes kept for backward, per token")
+    ax.legend()
+    fig.tight_layout()
+    return fig

@@ -1,0 +1,121 @@
+"""Claims of the Measured costs page about the residual add next to the branch it wraps."""
+
+import pytest
+import torch
+
+from benchmarks import store
+from snippets.costs import add_share as snippet
+from snippets.residual_block.identity_shortcut import ResidualBlock
+
+PAGE = "costs.md"
+
+
+def sig(x: float, digits: int = 3) -> float:
+    """x rounded to a few significant digits, as the page shows it."""
+    r = float(f"{x:.{digits}g}")
+    return int(r) if r.is_integer() else r
+
+
+def rounded(table: dict) -> dict:
+    return {"columns": table["columns"], "rows": [[r[0], *(sig(v) for v in r[1:])] for r in table["rows"]]}
+
+
+# The add's share of forward time at d = 1024, N = 256, with the margin each device needs:
+# on CPU a memory-bound add of 1 MB takes ~0.1-0.2% of the branch's time (one thread, CPU time);
+# on a GPU each of the branch's 3 kernels and the add's 1 each pay a few µs to launch, which the
+# branch's 4 GFLOP barely covers, so the add's share is larger there.
+TIME_SHARE_BOUND = {"cpu": 0.02, "cuda": 0.25}
+
+
+def counted_flops(expansion: int, widths=(64, 256, 1024), tokens=8) -> dict[int, tuple[int, int]]:
+    out = {}
+    for d in widths:
+        # FLOPs follow from shapes alone: count on the meta device, which allocates nothing.
+        with torch.device("meta"):
+            block = ResidualBlock(d, expansion)
+            x = torch.zeros(tokens, d)
+        out[d] = (snippet.branch_flops(block, x), snippet.add_flops(x))
+    return out
+
+
+def shares_are_one_over_16d(counted: dict[int, tuple[int, int]], tokens: int = 8) -> None:
+    for d, (branch, add) in counted.items():
+        assert branch == 16 * tokens * d * d, (d, branch)
+        assert add == tokens * d, (d, add)
+
+
+@pytest.mark.claim(
+    "Counted by torch, the MLP branch (d -> 4d -> d) costs exactly 16·N·d² FLOPs and the add N·d, "
+    "so the add's FLOP share is 1/(16d) at every width tried (d = 64, 256, 1024).",
+    page=PAGE,
+)
+def test_add_flop_share_is_one_over_16d(claim):
+    counted = counted_flops(expansion=4)
+    shares_are_one_over_16d(counted)
+    claim.rejects(shares_are_one_over_16d, counted_flops(expansion=1), because="an expansion-1 branch")
+    claim.record(
+        table={
+            "columns": ["d", "branch FLOPs per token", "add FLOPs per token", "add / branch"],
+            "rows": [[d, b // 8, a // 8, sig(a / b)] for d, (b, a) in counted.items()],
+        },
+        share_1024=counted[1024][1] / counted[1024][0],
+    )
+
+
+@pytest.fixture(scope="module")
+def timed(device):
+    return snippet.measure(device, seed=0, widths=(1024,), tokens=256, rounds=5)[0]
+
+
+@pytest.mark.claim(
+    "At d = 1024 and N = 256 the add takes a small share of the branch's time (under 2% on CPU, under 25% "
+    "on CUDA), yet over 5× its FLOP share: an add does one FLOP per 12 bytes it moves.",
+    page=PAGE,
+)
+def test_add_time_share_is_small_but_exceeds_flop_share(claim, device, timed):
+    bound = TIME_SHARE_BOUND[device]
+
+    def small_but_memory_bound(time_share: float, flop_share: float) -> None:
+        assert time_share < bound, f"add takes {time_share:.2%} of the branch's time"
+        assert time_share > 5 * flop_share, f"time share {time_share:.2e} vs FLOP share {flop_share:.2e}"
+
+    small_but_memory_bound(timed.time_share, timed.flop_share)
+    claim.rejects(small_but_memory_bound, timed.flop_share, timed.flop_share, because="a compute-bound add")
+    claim.rejects(small_but_memory_bound, 10 * bound, timed.flop_share, because="an add as slow as a layer")
+    claim.record(
+        d=timed.d,
+        tokens=timed.tokens,
+        time_share=timed.time_share,
+        flop_share=timed.flop_share,
+        excess=timed.time_share / timed.flop_share,
+        add_us=timed.add_s * 1e6,
+        branch_ms=timed.branch_s * 1e3,
+        bound=bound,
+    )
+
+
+def sweep_is_memory_bound(table: dict) -> None:
+    for d, flop_share, time_share, *_ in table["rows"]:
+        assert time_share > 5 * flop_share, (d, flop_share, time_share)
+
+
+@pytest.mark.claim(
+    "In the committed benchmark (widths 64 to 2048, N = 256) the add's share of time exceeds its FLOP "
+    "share more than 5× at every width.",
+    page=PAGE,
+)
+def test_add_share_benchmark_sweep(claim, device):
+    record = store.load(device, "add_share")
+    table = record["values"]["table"]
+    sweep_is_memory_bound(table)
+    compute_bound = {"columns": table["columns"], "rows": [[r[0], r[1], r[1], *r[3:]] for r in table["rows"]]}
+    claim.rejects(sweep_is_memory_bound, compute_bound, because="time shares equal to FLOP shares")
+    rows = table["rows"]
+    claim.record(
+        table=rounded(table),
+        provenance={**record["provenance"], "date": record["provenance"]["date"][:10]},
+        tokens=record["values"]["tokens"],
+        first=rows[0],
+        last=rows[-1],
+        max_time_share=max(r[2] for r in rows),
+    )

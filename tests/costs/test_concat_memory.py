@@ -1,0 +1,55 @@
+"""Claims of the Measured costs page about the activations training keeps: addition against concatenation."""
+
+import pytest
+
+from snippets.costs import concat_memory as snippet
+
+PAGE = "costs.md"
+
+
+def sig(x: float, digits: int = 3) -> float:
+    """x rounded to a few significant digits, as the page shows it."""
+    r = float(f"{x:.{digits}g}")
+    return int(r) if r.is_integer() else r
+
+
+def rounded(table: dict) -> dict:
+    return {"columns": table["columns"], "rows": [[r[0], *(sig(v) for v in r[1:])] for r in table["rows"]]}
+
+
+@pytest.fixture(scope="module")
+def r(device):
+    return snippet.measure(device, seed=0)
+
+
+def table(r) -> dict:
+    rows = [[L, a, b, sig(b / a)] for L, a, b in zip(snippet.DEPTHS, r.residual, r.dense, strict=True)]
+    return {"columns": ["depth L", "residual (bytes/token)", "dense (bytes/token)", "dense / residual"], "rows": rows}
+
+
+def exponents(residual: list[int], dense: list[int]) -> None:
+    p_res = snippet.growth_exponent(snippet.DEPTHS, residual)
+    p_dense = snippet.growth_exponent(snippet.DEPTHS, dense)
+    assert p_res == 1.0, p_res
+    assert p_dense > 1.9, p_dense
+
+
+@pytest.mark.claim(
+    "From depth 64 to 128 the activation memory a dense (concatenating) stack keeps for backward grows as L to a "
+    "power above 1.9, and a residual stack's as L to exactly 1.",
+    page=PAGE,
+)
+def test_concatenation_memory_grows_quadratically_addition_linearly(claim, r):
+    exponents(r.residual, r.dense)
+    linear = [r.dense[0] * L // snippet.DEPTHS[0] for L in snippet.DEPTHS]
+    claim.rejects(exponents, r.residual, linear, because="a dense stack whose memory grew linearly")
+    claim.rejects(exponents, r.dense, r.dense, because="the dense stack's bytes in the residual column")
+    claim.record(
+        d=r.d,
+        growth=r.growth,
+        table=table(r),
+        residual_exponent=r.residual_exponent,
+        dense_exponent=r.dense_exponent,
+        ratio_128=r.dense[-1] / r.residual[-1],
+        final_width=r.d + r.growth * snippet.DEPTHS[-1],
+    )
