@@ -95,7 +95,7 @@ def test_norm_on_stream_scales_input_gradient_by_inverse_sigma(claim, results):
         depth=results[0].depth,
         scale=results[0].scale,
         table={
-            "columns": ["block", "gradient ratio, zeroed branches", "gradient ratio, default init", "‖h_L‖ / ‖x‖"],
+            "columns": ["stack", "gradient ratio, zeroed branches", "gradient ratio, default init", "‖h_L‖ / ‖x‖"],
             "rows": rows,
         },
         shortcut_zero=spread([r.zero_grad_ratio[BAD] for r in results]),
