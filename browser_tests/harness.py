@@ -148,6 +148,7 @@ class Visit:
     serious_a11y: list[dict[str, Any]]
     screenshot: Path
     wide_listings: list[str]
+    raw_tex: list[str]
 
 
 MATH_OPEN = re.compile(r"\\\(|\\\[")
@@ -157,6 +158,17 @@ def expected_math(path: str) -> int:
     """Formulas arithmatex wrote into a page: each `\\(` or `\\[` inside an .arithmatex element."""
     return sum(len(MATH_OPEN.findall(el.get_text())) for el in soup(path).select(".arithmatex"))
 
+
+RAW_TEX = r"""() => {
+  const found = [];
+  const walk = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  while (walk.nextNode()) {
+    const node = walk.currentNode;
+    if (/\\[(\[]/.test(node.nodeValue) && !node.parentElement.closest("code, pre, script, style, .katex"))
+      found.push(node.nodeValue.trim().slice(0, 80));
+  }
+  return found;
+}"""
 
 WIDE_LISTINGS = """() => {
   document.querySelectorAll("article details").forEach(d => { d.open = true; });
@@ -206,6 +218,7 @@ class Visits:
                 "[document.querySelectorAll('.arithmatex .katex').length,"
                 " document.querySelectorAll('.katex-error').length]"
             )
+            raw_tex = page.evaluate(RAW_TEX)
             images, broken = page.evaluate(
                 "[document.images.length, [...document.images]"
                 ".filter(i => !i.complete || i.naturalWidth === 0).map(i => i.currentSrc || i.src)]"
@@ -239,4 +252,5 @@ class Visits:
             serious_a11y=serious,
             screenshot=shot,
             wide_listings=wide,
+            raw_tex=raw_tex,
         )

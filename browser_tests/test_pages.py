@@ -31,6 +31,9 @@ def test_math_is_typeset(visits: Visits, page_path: str) -> None:
     assert v.math_rendered == v.math_expected, (
         f"/{page_path}: {v.math_expected} formulas in the HTML, {v.math_rendered} typeset by KaTeX"
     )
+    assert not v.raw_tex, (
+        f"/{page_path}: TeX shown untypeset (math in a heading reaches the table of contents raw?): {v.raw_tex}"
+    )
 
 
 def test_every_image_loads(visits: Visits, page_path: str) -> None:
