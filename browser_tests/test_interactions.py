@@ -121,15 +121,17 @@ def test_palette_toggle_switches_and_is_remembered(new_context: Any, base_url: s
 
 
 def test_notebook_page_shows_its_figure(new_context: Any, base_url: str) -> None:
-    path = nav_page("Hands-on exercise")
-    page = _open(new_context, base_url, path)
-    page.wait_for_load_state("networkidle")
-    sizes = page.eval_on_selector_all(
-        "article img", "imgs => imgs.map(i => [i.complete ? i.naturalWidth : 0, i.currentSrc || i.src])"
-    )
-    figures = [src for width, src in sizes if width >= 100]
-    assert figures, f"/{path} shows no figure (images: {[(w, s[:60]) for w, s in sizes]})"
-    assert not page.errors
+    notebooks = _pages_with(".jupyter-wrapper")  # pages mkdocs-jupyter made from a .ipynb
+    assert notebooks, "no page is rendered from a notebook (the exercise's worked solution is one)"
+    for path in notebooks:
+        page = _open(new_context, base_url, path)
+        page.wait_for_load_state("networkidle")
+        sizes = page.eval_on_selector_all(
+            ".jupyter-wrapper img", "imgs => imgs.map(i => [i.complete ? i.naturalWidth : 0, i.currentSrc || i.src])"
+        )
+        figures = [src for width, src in sizes if width >= 100]
+        assert figures, f"/{path} shows no figure from its notebook (images: {[(w, s[:60]) for w, s in sizes]})"
+        assert not page.errors
 
 
 def test_screenshots_are_ignored_by_git() -> None:
