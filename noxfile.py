@@ -5,6 +5,7 @@
     nox -s docs         tests, then mkdocs build --strict -> site/
     nox -s serve        live preview on http://127.0.0.1:8000 (reloads on page or snippet edits)
     nox -s lint         ruff format --check and ruff check
+    nox -s check -- F   self-check a hands-on exercise file F (docs/module/exercise.md)
     nox -s browser      build the site, then test it in headless Chromium (browser_tests/)
     nox -s bench        benchmark sweeps on CPU       -> results/bench-cpu.json (commit it; minutes)
 
@@ -145,6 +146,17 @@ def bench(session: nox.Session) -> None:
     session.run(
         str(py), "-m", "pytest", "--device", "cpu", "--benchmark-enable", "--timeout", "1800", *args, external=True
     )
+
+
+@nox.session
+def check(session: nox.Session) -> None:
+    """Self-check a learner's exercise file: `nox -s check -- path/to/exercise_residual.py`."""
+    py = site_env(session)
+    if not session.posargs:
+        session.error("give your exercise file: nox -s check -- path/to/exercise_residual.py")
+    path, *rest = session.posargs
+    path = str(Path(session.invoked_from, path))  # relative to where nox was run, not to ROOT
+    session.run(str(py), "-m", "snippets.exercise.check", path, *rest, external=True)
 
 
 @nox.session

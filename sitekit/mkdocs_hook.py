@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import logging
 import os
+import re
+import shutil
 import sys
 from pathlib import Path
 from typing import Any
@@ -15,12 +17,21 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from mkdocs.exceptions import PluginError
+from mkdocs.plugins import event_priority
 from mkdocs.structure.files import File, Files
 
 from sitekit import claims, contract, figures, render
 
 _state: dict[str, Any] = {}
 log = logging.getLogger("mkdocs.hooks.sitekit")
+
+# Files kept outside docs/ and published at a docs path: site path -> source (repository path).
+# An .ipynb here becomes a page through mkdocs-jupyter; anything else is copied for download.
+PUBLISHED = {
+    "module/exercise-solution.ipynb": "results/build/exercise-solution.ipynb",  # tests/exercise write it
+    "module/exercise_residual.py": "snippets/exercise/exercise_residual.py",
+}
+STAGE = claims.ROOT / "results" / "build" / "published"
 
 
 def on_config(config: Any) -> Any:
@@ -40,6 +51,7 @@ def on_config(config: Any) -> Any:
     return config
 
 
+@event_priority(50)  # before the plugins, so mkdocs-jupyter sees the published notebook
 def on_files(files: Files, config: Any) -> Files:
     problems = contract.check_tree()
     if problems and _state["strict"]:
@@ -56,7 +68,38 @@ def on_files(files: Files, config: Any) -> Files:
             files.append(File.generated(config, uri, content=svg))
             drawn.setdefault(name, {})[device] = uri
     _state["drawn"] = drawn
+    for uri, source in PUBLISHED.items():
+        path = claims.ROOT / source
+        if path.is_file():
+            # A real file under a src_dir (not File.generated): mkdocs-jupyter's wrapper needs one.
+            staged = STAGE / uri
+            staged.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(path, tmp := staged.with_name(f".{staged.name}.{os.getpid()}"))
+            os.replace(tmp, staged)  # atomic: builds may run side by side
+            files.append(File(uri, str(STAGE), config.site_dir, config.use_directory_urls))
+        elif _state["strict"]:
+            raise PluginError(f"{source} is missing: the tests write it; run `nox -s tests` first.")
+        else:
+            log.warning(f"{source} is missing (run `nox -s tests`): docs/{uri} is left out")
     return files
+
+
+# The notebook template adds MathJax (from `custom_mathjax_url`, empty here) and a loader that imports
+# mermaid from a CDN: drop both, so that a notebook page, like every page, needs no other host.
+NOTEBOOK_SCRIPTS = re.compile(
+    r'<script src="">\s*</script>|<script type="text/x-mathjax-config">.*?</script>'
+    r"|<script\b[^>]*>(?:(?!</script>).)*?https?://(?:(?!</script>).)*</script>",
+    re.S,
+)
+
+
+def on_page_content(html: str, page: Any, config: Any, files: Files) -> str:
+    if getattr(page, "nb_url", None) is None:  # set by mkdocs-jupyter on notebook pages only
+        return html
+    # include_source copies the .ipynb next to the page; this theme draws no button for it.
+    name = os.path.basename(page.file.abs_src_path)
+    button = f'<p><a class="md-button" href="{name}" download>Download the notebook ({name})</a></p>\n'
+    return button + NOTEBOOK_SCRIPTS.sub("", html)
 
 
 def on_page_markdown(markdown: str, page: Any, config: Any, files: Files) -> str:
