@@ -55,6 +55,8 @@ def test_default_init_deviation_grows_with_depth(claim, results):
     for r in results:
         grows(r.deviation["default"])
         grows(r.deviation["he"])
+        # Geometric: from depth 10 to 100 every He block multiplies the deviation by over 1.5 on average.
+        assert (r.deviation["he"][99] / r.deviation["he"][9]) ** (1 / 90) > 1.5, r.deviation["he"][99]
     claim.rejects(grows, results[0].deviation["zero last layer"], because="the zeroed last layer")
     med = {i: [statistics.median(r.deviation[i][L] for r in results) for L in range(100)] for i in snippet.INITS}
     claim.record(
@@ -65,4 +67,5 @@ def test_default_init_deviation_grows_with_depth(claim, results):
         default_100=med["default"][99],
         he_30=med["he"][29],
         he_100=med["he"][99],
+        he_per_block=(med["he"][99] / med["he"][9]) ** (1 / 90),
     )
