@@ -1,0 +1,152 @@
+"""Part 1: a miniature of He et al.'s Figure 1: two plain depths and a residual net.
+
+Letters: N training points (1024), d width (32), K classes (10), B batch size (128).
+A "block" is two weight layers; a net is a stem layer, its blocks and a linear head,
+so 3 blocks make 8 weight layers and 10 blocks make 22 (about the ratio of He et al.'s
+20- and 56-layer nets). Fully connected layers with BatchNorm1d stand in for their
+3×3 convolutions with BatchNorm; every net gets the same data, steps and learning rate.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+
+import torch
+import torch.nn.functional as F
+from torch import Tensor, nn
+
+N, D_IN, K, WIDTH = 1024, 16, 10, 32
+SHALLOW, DEEP = 3, 10  # blocks
+
+
+# --8<-- [start:data]
+def make_data(seed: int) -> tuple[Tensor, Tensor]:
+    """Gaussian inputs labelled by a fixed random tanh network (K classes)."""
+    g = torch.Generator().manual_seed(seed)
+    x = torch.randn(N, D_IN, generator=g)  # (N, 16)
+    w1 = torch.randn(D_IN, 64, generator=g) * 1.5 / D_IN**0.5  # (16, 64)
+    w2 = torch.randn(64, 64, generator=g) * 1.5 / 64**0.5  # (64, 64)
+    w3 = torch.randn(64, K, generator=g) * 1.5 / 64**0.5  # (64, K)
+    logits = torch.tanh(torch.tanh(x @ w1) @ w2) @ w3  # (N, K)
+    return x, logits.argmax(dim=1)  # (N, 16), (N,)
+
+
+# --8<-- [end:data]
+
+
+# --8<-- [start:nets]
+class ResidualBlock(nn.Module):
+    """He et al.'s basic block, Linear for conv: ReLU(x + BN(W2 ReLU(BN(W1 x))))."""
+
+    def __init__(self, d: int) -> None:
+        super().__init__()
+        self.branch = nn.Sequential(
+            nn.Linear(d, d, bias=False),  # BN's shift β does the bias's job
+            nn.BatchNorm1d(d),
+            nn.ReLU(),
+            nn.Linear(d, d, bias=False),
+            nn.BatchNorm1d(d),  # (N, d)
+        )
+        self.shortcut = nn.Identity()
+
+    def forward(self, x: Tensor) -> Tensor:
+        return torch.relu(self.shortcut(x) + self.branch(x))  # (N, d)
+
+
+def make_net(blocks: int, residual: bool, d: int = WIDTH) -> nn.Sequential:
+    """Stem, blocks, head. A plain block is the residual block minus its shortcut."""
+    body = [
+        ResidualBlock(d)
+        if residual
+        else nn.Sequential(ResidualBlock(d).branch, nn.ReLU())
+        for _ in range(blocks)
+    ]
+    stem = [nn.Linear(D_IN, d, bias=False), nn.BatchNorm1d(d), nn.ReLU()]
+    net = nn.Sequential(*stem, *body, nn.Linear(d, K))  # (N, 16) -> (N, K)
+    for layer in net.modules():
+        if isinstance(layer, nn.Linear):  # He (Kaiming-normal) init, as in the paper
+            nn.init.kaiming_normal_(layer.weight, nonlinearity="relu")
+    return net
+
+
+# --8<-- [end:nets]
+
+
+# --8<-- [start:train]
+def train(
+    net: nn.Module, x: Tensor, y: Tensor, seed: int, epochs: int = 40
+) -> list[float]:
+    """SGD, momentum 0.9, lr 0.02, B = 128; returns each epoch's mean training loss."""
+    opt = torch.optim.SGD(net.parameters(), lr=0.02, momentum=0.9)
+    shuffle = torch.Generator().manual_seed(seed)  # same batches, same order, every net
+    curve = []
+    for _ in range(epochs):
+        losses = []
+        for idx in torch.randperm(len(x), generator=shuffle).split(128):
+            loss = F.cross_entropy(net(x[idx]), y[idx])  # (B, K) logits vs (B,) labels
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            losses.append(loss.item())
+        curve.append(sum(losses) / len(losses))
+    return curve
+
+
+def training_error(net: nn.Module, x: Tensor, y: Tensor) -> float:
+    """Fraction of training points misclassified, BatchNorm in inference mode."""
+    net.eval()
+    with torch.no_grad():
+        return (net(x).argmax(dim=1) != y).float().mean().item()
+
+
+# --8<-- [end:train]
+
+NETS = {
+    "plain, 8 layers": (SHALLOW, False),
+    "plain, 22 layers": (DEEP, False),
+    "residual, 22 layers": (DEEP, True),
+}
+
+
+@dataclass(frozen=True)
+class Result:
+    """Per net: the loss curve, its final value and the final training error, for one seed."""
+
+    seed: int
+    curves: dict[str, list[float]]
+    final_loss: dict[str, float]
+    final_error: dict[str, float]
+
+
+@contextmanager
+def one_thread() -> Iterator[None]:
+    """Run on one CPU thread: for ops this small, a second thread only adds waiting."""
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(before)
+
+
+def measure(device: str = "cpu", seed: int = 0, epochs: int = 40) -> Result:
+    """Train the three nets on the same data, from the same seed, for the same number of steps."""
+    x, y = (t.to(device) for t in make_data(seed))
+    curves, errors = {}, {}
+    with one_thread():
+        for name, (blocks, residual) in NETS.items():
+            torch.manual_seed(seed)
+            net = make_net(blocks, residual).to(device)
+            curves[name] = train(net, x, y, seed, epochs)
+            errors[name] = training_error(net, x, y)
+    return Result(seed, curves, {k: c[-1] for k, c in curves.items()}, errors)
+
+
+if __name__ == "__main__":
+    r = measure()
+    for name in NETS:
+        print(
+            f"{name:20} loss {r.final_loss[name]:.3f}  error {r.final_error[name]:.3f}"
+        )

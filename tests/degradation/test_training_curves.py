@@ -1,0 +1,99 @@
+"""Claims of Part 1: the miniature of He et al.'s Figure 1 (training loss of three nets, 5 seeds)."""
+
+import statistics
+
+import pytest
+
+from snippets.degradation import training_curves as snippet
+
+PAGE = "module/degradation.md"
+SEEDS = range(5)
+SHALLOW, DEEP, RESIDUAL = snippet.NETS
+
+
+@pytest.fixture(scope="module")
+def runs(device):
+    return [snippet.measure(device, seed=s) for s in SEEDS]
+
+
+def per_seed(runs, what: str, net: str) -> list[float]:
+    return [getattr(r, what)[net] for r in runs]
+
+
+def summary(runs, what: str) -> dict:
+    rows = []
+    for net in snippet.NETS:
+        v = per_seed(runs, what, net)
+        rows.append([net, statistics.median(v), min(v), max(v)])
+    return {"columns": ["net", "median", "min", "max"], "rows": rows}
+
+
+def bands(runs) -> dict:
+    """Per net and epoch: median, min and max of the mean training loss over the seeds."""
+    out = {}
+    for net in snippet.NETS:
+        by_epoch = list(zip(*(r.curves[net] for r in runs), strict=True))
+        out[net] = {
+            "median": [statistics.median(e) for e in by_epoch],
+            "min": [min(e) for e in by_epoch],
+            "max": [max(e) for e in by_epoch],
+        }
+    return out
+
+
+def higher_in_every_seed(deep: list[float], shallow: list[float]) -> None:
+    """The deeper net ends above the shallower one in every seed, by at least 1.5×."""
+    for d, s in zip(deep, shallow, strict=True):
+        assert d > 1.5 * s, (deep, shallow)
+
+
+@pytest.mark.claim(
+    "Trained with the same data, steps and learning rate, the 22-layer plain BN net ends with a "
+    "training loss more than 1.5× that of the 8-layer plain net, and a higher training error, "
+    "in every one of 5 seeds.",
+    page=PAGE,
+)
+def test_deeper_plain_net_has_higher_training_loss(claim, runs):
+    higher_in_every_seed(per_seed(runs, "final_loss", DEEP), per_seed(runs, "final_loss", SHALLOW))
+    for r in runs:
+        assert r.final_error[DEEP] > r.final_error[SHALLOW], r.final_error
+    claim.rejects(
+        higher_in_every_seed,
+        per_seed(runs, "final_loss", RESIDUAL),
+        per_seed(runs, "final_loss", SHALLOW),
+        because="the 22-layer residual net",
+    )
+    loss = {net: statistics.median(per_seed(runs, "final_loss", net)) for net in snippet.NETS}
+    error = {net: statistics.median(per_seed(runs, "final_error", net)) for net in snippet.NETS}
+    claim.record(
+        loss_table=summary(runs, "final_loss"),
+        error_table=summary(runs, "final_error"),
+        curves=bands(runs),
+        median_loss=loss,
+        median_error=error,
+        loss_ratio=loss[DEEP] / loss[SHALLOW],
+        epochs=len(runs[0].curves[SHALLOW]),
+        steps=len(runs[0].curves[SHALLOW]) * snippet.N // 128,
+        seeds=len(runs),
+    )
+
+
+@pytest.mark.claim(
+    "The 22-layer residual net ends below the 22-layer plain net in every one of 5 seeds, and at or "
+    "below the 8-layer plain net in at least 4 of them.",
+    page=PAGE,
+)
+def test_residual_net_of_same_depth_does_not_degrade(claim, runs):
+    def no_degradation(deep: list[float], plain_deep: list[float], shallow: list[float]) -> None:
+        assert all(d < p for d, p in zip(deep, plain_deep, strict=True)), (deep, plain_deep)
+        assert sum(d <= s for d, s in zip(deep, shallow, strict=True)) >= 4, (deep, shallow)
+
+    losses = {net: per_seed(runs, "final_loss", net) for net in snippet.NETS}
+    no_degradation(losses[RESIDUAL], losses[DEEP], losses[SHALLOW])
+    claim.rejects(no_degradation, losses[DEEP], losses[DEEP], losses[SHALLOW], because="the 22-layer plain net")
+    wins = sum(d <= s for d, s in zip(losses[RESIDUAL], losses[SHALLOW], strict=True))
+    claim.record(
+        wins_over_shallow=wins,
+        median_ratio_to_shallow=statistics.median(losses[RESIDUAL]) / statistics.median(losses[SHALLOW]),
+        median_ratio_to_plain=statistics.median(losses[RESIDUAL]) / statistics.median(losses[DEEP]),
+    )
