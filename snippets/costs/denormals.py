@@ -134,10 +134,13 @@ def sweep(device: str, rounds: int, depth: int) -> dict:
     ]
     columns = ["operation", "subnormal / normal time", "same, flushed"]
     out = {"table": {"columns": columns, "rows": rows}, "depth": depth}
+    tiny = subnormal_like(torch.rand(256, 512, device=device) + 0.5)  # (N, d)
+    with one_thread(device), flushing(True):
+        out["sqrt_nonzero_flushed"] = (torch.sqrt(tiny) != 0).float().mean().item()
     out["plain_stack"] = plain_stack_backward(device, depth, rounds)
-    if not device.startswith("cuda"):
-        out["threads"] = torch.get_num_threads()
-        out["flushed_with_all_threads"] = threads_escape_flush()
+    # The host CPU's threads, also on a GPU run: the flag is a CPU matter either way.
+    out["threads"] = torch.get_num_threads()
+    out["flushed_with_all_threads"] = threads_escape_flush()
     return out
 
 

@@ -52,29 +52,34 @@ def test_flush_denormal_zeroes_subnormal_inputs(claim, device, r):
 
 
 # Per device, what the page says of the recorded sweep: on the benchmark CPU (an AMD EPYC) the
-# hardware takes subnormal operands in multiply, ReLU and matmul at full speed, and torch.sqrt is
+# hardware takes subnormal operands in multiply, ReLU and matmul at about full speed (2× leaves
+# room for timing noise on a shared machine), and torch.sqrt is
 # many times slower on them, flushed or not; a GPU handles them at full speed throughout.
-def sweep_matches_page(device: str, table: dict) -> None:
+def sweep_matches_page(device: str, table: dict, sqrt_nonzero_flushed: float) -> None:
     ratios = {op: (plain, flushed) for op, plain, flushed in table["rows"]}
     for op in ("multiply", "relu", "matmul"):
-        assert max(ratios[op]) < 1.5, (op, ratios[op])
+        assert max(ratios[op]) < 2, (op, ratios[op])
     if device == "cuda":
-        assert max(ratios["sqrt"]) < 1.5, ratios["sqrt"]
+        assert max(ratios["sqrt"]) < 2, ratios["sqrt"]
     else:
         assert min(ratios["sqrt"]) > 5, ratios["sqrt"]
+        # ... because torch.sqrt does not go through the flushed arithmetic: its results stay nonzero
+        assert sqrt_nonzero_flushed == 1.0, sqrt_nonzero_flushed
 
 
 @pytest.mark.claim(
-    "In the committed benchmark, subnormal inputs slow multiply, ReLU and matmul by less than 1.5× with or without "
-    "flushing; torch.sqrt is over 5× slower on them on the CPU even when flushed, and not slower on CUDA.",
+    "In the committed benchmark, subnormal inputs slow multiply, ReLU and matmul by less than 2× with or without "
+    "flushing; torch.sqrt is over 5× slower on them on the CPU even when flushed, and under 2× on CUDA.",
     page=PAGE,
 )
 def test_denormals_benchmark_costs(claim, device):
     record = store.load(device, "denormals")
     values = record["values"]
-    sweep_matches_page(device, values["table"])
+    sweep_matches_page(device, values["table"], values["sqrt_nonzero_flushed"])
     slow = {"columns": [], "rows": [[op, 20.0, 20.0] for op, *_ in values["table"]["rows"]]}
-    claim.rejects(sweep_matches_page, device, slow, because="a CPU that traps on every subnormal operand")
+    claim.rejects(
+        sweep_matches_page, device, slow, values["sqrt_nonzero_flushed"], because="a CPU that traps on every subnormal"
+    )
     claim.record(
         table={
             "columns": values["table"]["columns"],
@@ -83,6 +88,7 @@ def test_denormals_benchmark_costs(claim, device):
         provenance={**record["provenance"], "date": record["provenance"]["date"][:10]},
         depth=values["depth"],
         plain_stack=values["plain_stack"],
+        sqrt_nonzero_flushed=values["sqrt_nonzero_flushed"],
         threads=values.get("threads"),
         flushed_with_all_threads=values.get("flushed_with_all_threads"),
     )
