@@ -19,7 +19,7 @@ SHOWN = (1, 2, 5, 10, 20, 30, 50, 100)
 
 # --8<-- [start:deviation]
 def relative_deviation(stack: nn.Sequential, x: torch.Tensor) -> list[float]:
-    """‖h_l − x‖ / ‖x‖ after each block l = 1..L: distance from the identity function."""
+    """‖h_l − x‖ / ‖x‖ after each block l = 1..L: the distance from the identity."""
     h, out = x, []
     with torch.no_grad():
         for block in stack:
@@ -31,7 +31,7 @@ def relative_deviation(stack: nn.Sequential, x: torch.Tensor) -> list[float]:
 
 
 def build(depth: int, d: int, init: str) -> nn.Sequential:
-    """Linear -> ReLU -> Linear residual blocks; 'zero last layer' zeros every branch's W2, b2."""
+    """Part 2's residual blocks; 'zero last layer' zeros each branch's W2 and b2."""
     if init == "zero last layer":
         return nn.Sequential(
             *(zero_branch(block) for block in make_stack(depth, d, residual=True))

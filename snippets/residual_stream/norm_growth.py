@@ -23,7 +23,7 @@ def rms(h: torch.Tensor) -> float:
 
 
 def stream_rms_by_depth(blocks: nn.Sequential, x: torch.Tensor) -> list[float]:
-    """RMS(h_l) / RMS(x) for l = 0..L: how much bigger the stream is after each block."""
+    """RMS(h_l) / RMS(x) for l = 0..L: the stream's growth after each block."""
     h, sizes = x, [1.0]
     with torch.no_grad():
         for block in blocks:

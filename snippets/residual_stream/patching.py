@@ -19,7 +19,7 @@ from snippets.residual_stream.prenorm import PreNormBlock
 def run_with_patch(
     blocks: nn.Sequential, x: torch.Tensor, k: int, delta: torch.Tensor
 ) -> list[torch.Tensor]:
-    """The stream after every block, with delta added to it right after block k (1-based)."""
+    """The stream after every block, with delta added right after block k (1-based)."""
     h, stream = x, []
     for i, block in enumerate(blocks, start=1):
         h = block(h)  # (N, d)
@@ -30,7 +30,7 @@ def run_with_patch(
 
 
 def survival(effect: torch.Tensor, delta: torch.Tensor) -> tuple[float, float]:
-    """How much of delta the final change still holds: its share along delta, and their cosine."""
+    """How much of delta the final change holds: share along delta, and cosine."""
     along = (effect * delta).sum(-1) / (delta * delta).sum(
         -1
     )  # (N,): 1.0 means all of it

@@ -24,7 +24,7 @@ def mlp(d: int, expansion: int = 4) -> nn.Sequential:
 
 
 class PreNormBlock(nn.Module):
-    """y = x + F(LN(x)): the norm is on the branch, the stream itself is never rescaled."""
+    """y = x + F(LN(x)): the norm is on the branch; the stream is never rescaled."""
 
     def __init__(self, d: int, expansion: int = 4) -> None:
         super().__init__()
@@ -37,7 +37,7 @@ class PreNormBlock(nn.Module):
 
 
 class PostNormBlock(nn.Module):
-    """y = LN(x + F(x)): the original transformer's order, the norm sits on the stream."""
+    """y = LN(x + F(x)): the original transformer's order; the norm is on the stream."""
 
     def __init__(self, d: int, expansion: int = 4) -> None:
         super().__init__()
@@ -56,7 +56,7 @@ class PostNormBlock(nn.Module):
 def stack_jacobian(
     block_type: type[nn.Module], depth: int, d: int, zeroed: bool
 ) -> torch.Tensor:
-    """∂h_L/∂x of `depth` blocks in float64 at one random input, each branch zeroed or not."""
+    """∂h_L/∂x of `depth` blocks (float64) at a random input, branches zeroed or not."""
     blocks = [block_type(d) for _ in range(depth)]
     stack = nn.Sequential(*(zero_branch(b) if zeroed else b for b in blocks)).double()
     x = torch.randn(d, dtype=torch.float64)  # (d,): one position of the stream

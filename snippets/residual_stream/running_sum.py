@@ -43,7 +43,7 @@ def replay(x: torch.Tensor, writes: list[torch.Tensor]) -> torch.Tensor:
 def three_blocks(
     x: torch.Tensor, f1: nn.Module, f2: nn.Module, f3: nn.Module
 ) -> dict[str, torch.Tensor]:
-    """The stream after each of three blocks, and h3 written out as the input plus three writes."""
+    """The stream after each of three blocks, and h3 as the input plus three writes."""
     h1 = x + f1(x)  # (N, 64)
     h2 = h1 + f2(h1)  # (N, 64)
     h3 = h2 + f3(h2)  # (N, 64)
