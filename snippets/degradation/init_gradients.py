@@ -21,19 +21,19 @@ from snippets.gradient_highway.depth_sweep import (
 
 
 # --8<-- [start:bn_stack]
-def make_bn_stack(depth: int, d: int) -> nn.Sequential:
-    """L plain blocks of the training run (Linear -> BN -> ReLU, twice), He init."""
+def make_bn_stack(depth: int, d: int, init: str = "he") -> nn.Sequential:
+    """L plain blocks of the training run (Linear -> BN -> ReLU, twice)."""
     blocks = [nn.Sequential(ResidualBlock(d).branch, nn.ReLU()) for _ in range(depth)]
     stack = nn.Sequential(*blocks)  # (N, d) -> (N, d)
     for layer in stack.modules():
-        if isinstance(layer, nn.Linear):
+        if isinstance(layer, nn.Linear) and init == "he":
             nn.init.kaiming_normal_(layer.weight, nonlinearity="relu")
     return stack  # in training mode BN uses the batch's own mean and variance
 
 
 # --8<-- [end:bn_stack]
 
-STACKS = ("default, no BN", "He, no BN", "He + BN")
+STACKS = ("default, no BN", "He, no BN", "default + BN", "He + BN")
 
 
 @dataclass(frozen=True)
@@ -45,8 +45,8 @@ class Result:
 
 
 def build(name: str, depth: int, d: int) -> nn.Sequential:
-    if name == "He + BN":
-        return make_bn_stack(depth, d)
+    if name.endswith("+ BN"):
+        return make_bn_stack(depth, d, init="he" if name == "He + BN" else "default")
     return make_stack(
         depth, d, residual=False, init="he" if name == "He, no BN" else "default"
     )

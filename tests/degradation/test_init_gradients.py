@@ -28,14 +28,15 @@ def explodes(norms: dict[int, float]) -> None:
 
 
 @pytest.mark.claim(
-    "At initialisation, BatchNorm does not keep a deep plain stack's gradient steady: with BN and He "
-    "init the input gradient grows at every depth step and by over 1e6× from 5 to 50 blocks, in "
-    "every one of 5 seeds.",
+    "At initialisation, BatchNorm does not keep a deep plain stack's gradient steady: with BN, under "
+    "He or default init, the input gradient grows at every depth step and by over 1e6× from 5 to 50 "
+    "blocks, in every one of 5 seeds.",
     page=PAGE,
 )
 def test_batchnorm_plain_stack_gradient_explodes_at_init(claim, sweep):
     for r in sweep:
         explodes(r.norms["He + BN"])
+        explodes(r.norms["default + BN"])
     claim.rejects(explodes, sweep[0].norms["default, no BN"], because="the default-init stack without BN")
     m = {stack: medians(sweep, stack) for stack in snippet.STACKS}
     rows = [[L, *(m[stack][L] for stack in snippet.STACKS)] for L in DEPTHS]
@@ -48,6 +49,7 @@ def test_batchnorm_plain_stack_gradient_explodes_at_init(claim, sweep):
         bn_ratio_min=lo,
         bn_ratio_max=hi,
         he_ratio_50_5=m["He, no BN"][50] / m["He, no BN"][5],
+        default_bn_ratio_50_5=m["default + BN"][50] / m["default + BN"][5],
         default_ratio_50_5=m["default, no BN"][50] / m["default, no BN"][5],
         # 45 blocks of 2 weight layers lie between depth 5 and depth 50
         bn_factor_per_layer=ratio ** (1 / 90),
