@@ -52,8 +52,12 @@ def paired_times(
         sync()  # a GPU runs asynchronously: wait for it before reading the clock
         return (clock() - start) / calls
 
+    def calls_for_2ms(fn: Callable[[], object]) -> int:
+        once(fn, 1)  # warm-up: first-call allocations and library set-up
+        return max(1, int(2e-3 / max(once(fn, 1), 1e-7)))
+
     # Repeat each call until one sample lasts ~2 ms, so timer overhead stays small.
-    calls = [max(1, int(2e-3 / max(once(fn, 1), 1e-7))) for fn in (f, g)]
+    calls = [calls_for_2ms(f), calls_for_2ms(g)]
     tf, tg = [], []
     for _ in range(rounds):
         tf.append(once(f, calls[0]))

@@ -39,30 +39,37 @@ def test_narrow_deep_and_wide_shallow_cost_the_same_flops(claim):
     )
 
 
-def wide_not_slower(table: dict, margin: float) -> None:
+def wide_faster_from(table: dict, smallest: int) -> None:
     for n, narrow, wide, ratio in table["rows"]:
-        assert ratio > margin, f"N={n}: wide-shallow {wide:.0f} vs narrow-deep {narrow:.0f} tokens/s"
+        if n >= smallest:
+            assert ratio > 1, f"N={n}: wide-shallow {wide:.0f} vs narrow-deep {narrow:.0f} tokens/s"
 
 
-# The page's sentence: wider layers run faster per token at every batch size measured.
-MARGIN = {"cpu": 1.0, "cuda": 1.0}
+# The batch size from which the page says the wide stack wins. On one CPU thread at N = 16 each
+# weight is used for only 16 tokens and the two stacks are close (either can win a run); a GPU's
+# per-kernel launch cost, paid 16 times more often by the deep stack, should favour wide throughout.
+SMALLEST = {"cpu": 64, "cuda": 16}
 
 
 @pytest.mark.claim(
     "In the committed benchmark the wide-shallow stack trains on more tokens per second than the narrow-deep one "
-    "at every batch size measured (N = 16 to 1024).",
+    "at every batch from N = 64 to 1024 on CPU (one thread), and at every batch from N = 16 on CUDA.",
     page=PAGE,
 )
 def test_depth_width_benchmark_throughput(claim, device):
     record = store.load(device, "depth_width")
     table = record["values"]["table"]
-    wide_not_slower(table, MARGIN[device])
+    wide_faster_from(table, SMALLEST[device])
     halved = {"columns": table["columns"], "rows": [[n, a, b / 2, 0.5 * r] for n, a, b, r in table["rows"]]}
-    claim.rejects(wide_not_slower, halved, MARGIN[device], because="a wide stack at half the measured throughput")
-    ratios = [row[3] for row in table["rows"]]
+    claim.rejects(wide_faster_from, halved, SMALLEST[device], because="a wide stack at half the measured throughput")
+    ratios = [row[3] for row in table["rows"] if row[0] >= SMALLEST[device]]
     claim.record(
         table=rounded(table),
         provenance={**record["provenance"], "date": record["provenance"]["date"][:10]},
+        smallest=SMALLEST[device],
         min_ratio=min(ratios),
         max_ratio=max(ratios),
+        first_batch=table["rows"][0][0],
+        first_ratio=table["rows"][0][3],
+        speedup_large_batch=table["rows"][-1][1] / table["rows"][0][1],
     )
