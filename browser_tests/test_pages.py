@@ -8,8 +8,10 @@ from typing import Any
 from browser_tests.harness import AXE, AXE_SHA256, Visits
 
 # Bytes of HTML, JS, CSS, fonts and images one cold visit may pull (search index and notebook
-# downloads are reported, not budgeted). Raise it deliberately, in review, never to make a run pass.
-BUDGET = 1_200_000
+# downloads are reported, not budgeted). Most pages pull 0.6-0.9 MB; the heaviest is the page made
+# from the exercise notebook (~1.35 MB: mkdocs-jupyter inlines ~0.6 MB of JupyterLab CSS into its HTML).
+# Raise it deliberately, in review, never to make a run pass.
+BUDGET = 1_500_000
 BUDGETED = ("html", "js", "css", "font", "image")
 
 
