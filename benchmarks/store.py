@@ -25,7 +25,13 @@ ROOT = Path(__file__).resolve().parent.parent
 
 # Parameters of each sweep; part of its hash, so changing one marks the committed result stale.
 SWEEPS: dict[str, dict[str, Any]] = {
-    "add_share": {"widths": (64, 128, 256, 512, 1024, 2048), "tokens": 256, "rounds": 7},
+    "add_share": {
+        "widths": (64, 128, 256, 512, 1024, 2048),
+        "tokens": 256,
+        "rounds": 7,
+        "token_counts": (16, 64, 256, 1024, 4096),
+        "width": 1024,
+    },
     "depth_width": {"batches": (16, 64, 256, 1024), "rounds": 3},
     "denormals": {"rounds": 15, "depth": 100},
 }

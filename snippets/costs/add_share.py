@@ -123,33 +123,45 @@ def measure(
         return [time_width(device, seed, d, tokens, rounds) for d in widths]
 
 
-def sweep(device: str, widths: tuple[int, ...], tokens: int, rounds: int) -> dict:
-    """The benchmark (`nox -s bench`): every width, as a table the page shows."""
-    rows = measure(device, 0, widths, tokens, rounds)
-    columns = [
-        "d",
+def sweep(
+    device: str,
+    widths: tuple[int, ...],
+    tokens: int,
+    rounds: int,
+    token_counts: tuple[int, ...],
+    width: int,
+) -> dict:
+    """The benchmark (`nox -s bench`): shares across widths, then across batch sizes."""
+
+    def row(r: Row, first: int) -> list[float]:
+        add_bytes = 3 * 4 * r.add_flops  # read x and F(x), write y: 4 bytes each
+        return [
+            first,
+            r.flop_share,
+            r.time_share,
+            r.time_share / r.flop_share,
+            add_bytes / r.add_s / 1e9,
+            r.branch_flops / r.branch_s / 1e9,
+        ]
+
+    shares = [
         "FLOP share",
         "time share",
         "time / FLOP share",
         "add GB/s",
         "branch GFLOP/s",
     ]
-    table = [
-        [
-            r.d,
-            r.flop_share,
-            r.time_share,
-            r.time_share / r.flop_share,
-            3
-            * 4
-            * r.add_flops
-            / r.add_s
-            / 1e9,  # read x and F(x), write y: 12 bytes each
-            r.branch_flops / r.branch_s / 1e9,
+    by_width = [row(r, r.d) for r in measure(device, 0, widths, tokens, rounds)]
+    with one_thread(device):
+        by_tokens = [
+            row(time_width(device, 0, width, n, rounds), n) for n in token_counts
         ]
-        for r in rows
-    ]
-    return {"tokens": tokens, "table": {"columns": columns, "rows": table}}
+    return {
+        "tokens": tokens,
+        "width": width,
+        "table": {"columns": ["d", *shares], "rows": by_width},
+        "tokens_table": {"columns": ["tokens N", *shares], "rows": by_tokens},
+    }
 
 
 if __name__ == "__main__":
