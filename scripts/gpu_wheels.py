@@ -2,7 +2,7 @@
 
 A GPU host brings its own CUDA torch, numpy and matplotlib and has no network. Everything else the
 test suite imports travels as wheels in `.whl/` (scripts/fetch_gpu_wheels.sh downloads them). The
-set is computed, not listed by hand: the requirement closure of ROOTS, read from the installed
+set is computed, not listed by hand: the requirement closure of the test dependencies, read from the installed
 metadata of this environment (.nox/site), minus whatever the host's own packages already pull in.
 
     python scripts/gpu_wheels.py          # prints NAME==VERSION, one per line
@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 import sys
+import tomllib
 from importlib import metadata
 from pathlib import Path
 
@@ -20,26 +21,20 @@ from packaging.requirements import Requirement
 ROOT = Path(__file__).resolve().parent.parent
 LOCK = ROOT / "requirements" / "lock.txt"
 
-# What the test suite needs beyond the host's image: the `test` dependency group, and the
-# Markdown extensions the contract tests render pages with.
-ROOTS = (
-    "pytest",
-    "pytest-timeout",
-    "pytest-benchmark",
-    "nbclient",
-    "nbformat",
-    "ipykernel",
-    "jupytext",
-    "bibtexparser",
-    "rispy",
-    "jsonschema",
-    "pymdown-extensions",
-    "PyYAML",
-)
+# What the test suite needs: the `test` dependency group of pyproject.toml (read below, so a new
+# test dependency travels without an edit here), and the Markdown extensions and YAML reader the
+# contract tests use from the `docs` group.
+EXTRA_ROOTS = ("pymdown-extensions", "PyYAML")
 # The host's CUDA image provides these (and what they require); a second copy could shadow them.
 HOST = ("torch", "numpy", "matplotlib")
 # Python the GPU image runs (its wheels must match it, not this machine's Python).
 TARGET = {"python_version": "3.12", "python_full_version": "3.12.3", "sys_platform": "linux"}
+
+
+def roots() -> tuple[str, ...]:
+    """Names in the `test` dependency group, plus EXTRA_ROOTS."""
+    groups = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["dependency-groups"]
+    return tuple(Requirement(spec).name for spec in groups["test"]) + EXTRA_ROOTS
 
 
 def canonical(name: str) -> str:
@@ -50,7 +45,11 @@ def requires(name: str) -> list[str]:
     """Direct requirements of an installed distribution that apply on the target (no extras)."""
     env = {**TARGET, "extra": ""}
     out = []
-    for spec in metadata.requires(name) or []:
+    try:
+        specs = metadata.requires(name) or []
+    except metadata.PackageNotFoundError:  # not installed here: nothing more to follow
+        return []
+    for spec in specs:
         req = Requirement(spec)
         if req.marker is None or req.marker.evaluate(env):
             out.append(canonical(req.name))
@@ -83,7 +82,7 @@ def pins() -> dict[str, str]:
 def wheels() -> dict[str, str]:
     """The distributions to carry, each pinned as in the lock file."""
     locked = pins()
-    needed = sorted(closure(ROOTS) - closure(HOST))
+    needed = sorted(closure(roots()) - closure(HOST))
     missing = [n for n in needed if n not in locked]
     if missing:
         raise SystemExit(f"not pinned in {LOCK.name}: {missing}; add them (nox -s lock)")
