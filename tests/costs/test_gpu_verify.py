@@ -7,6 +7,7 @@ every CPU run, so that the one GPU session a change gets does not fail on a typo
 from __future__ import annotations
 
 import importlib.util
+import os
 import subprocess
 import sys
 
@@ -37,7 +38,7 @@ def run(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedPr
 
 
 def test_fetch_gpu_wheels_downloads_each_pin_for_cpython_312_on_linux_x86_64():
-    env = {"PATH": "/usr/bin:/bin", "PYTHON": sys.executable}
+    env = {**os.environ, "PYTHON": sys.executable}  # PYTHONPATH too: on a GPU host the wheels live there
     out = run("scripts/fetch_gpu_wheels.sh", "--dry-run", env=env)
     assert out.returncode == 0, out.stderr
     lines = out.stdout.splitlines()
