@@ -122,4 +122,6 @@ def test_add_share_benchmark_sweep(claim, device):
         max_time_share=max(r[2] for r in rows),
         tokens_min_share=min(r[2] for r in by_tokens["rows"]),
         tokens_max_share=max(r[2] for r in by_tokens["rows"]),
+        min_excess=min(r[3] for r in rows + by_tokens["rows"]),
+        max_excess=max(r[3] for r in rows + by_tokens["rows"]),
     )
