@@ -183,7 +183,14 @@ def _run(
         return {"error": explain(err, path)}
     finally:
         probe.handle.remove()
-    return {"out": out, "start_loss": start_loss, "probe": probe}
+    grad = model.input_proj.weight.grad
+    left_in_grad = grad is not None and bool(grad.any())
+    return {
+        "out": out,
+        "start_loss": start_loss,
+        "probe": probe,
+        "left_in_grad": left_in_grad,
+    }
 
 
 def _judge_run(report: Report, run: dict[str, Any], label: str, epochs: int) -> bool:
@@ -225,11 +232,16 @@ def _judge_run(report: Report, run: dict[str, Any], label: str, epochs: int) -> 
     true = probe.norms[-1] if probe.norms else float("nan")
     if probe.uncleared:
         hint = "never cleared, .grad holds the sum of every epoch's gradient: see the hint above."
+    elif reported == 0.0 and true > 0.0 and run["left_in_grad"]:
+        hint = (
+            "you reported 0.0 for a gradient that is not zero: the norm was taken in float32, "
+            "where the squares of entries this small underflow to 0. Take it in float64: "
+            "model.input_proj.weight.grad.double().norm()."
+        )
     elif reported == 0.0 and true > 0.0:
         hint = (
-            "you reported 0.0. Either you read it after optimizer.zero_grad(), or you took "
-            "the norm in float32, where the squares of tiny entries underflow to 0. Read "
-            "model.input_proj.weight.grad.double().norm() right after loss.backward()."
+            "you reported 0.0, and .grad was empty when train() returned: you read the norm "
+            "after optimizer.zero_grad(). Read it right after loss.backward()."
         )
     else:
         hint = (

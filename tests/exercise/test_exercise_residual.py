@@ -43,6 +43,7 @@ def test_starter_stops_at_the_training_loop_with_guidance(claim):
     brief = run(["-c", BRIEF_HARNESS])
     claim.rejects(guides, brief, because="the brief's harness, which indexes an empty list")
     claim.record(
+        transcript="\n".join(["$ python exercise_residual.py", result.stdout.strip(), result.stderr.strip()]),
         stdout=result.stdout.strip(),
         stderr=result.stderr.strip(),
         brief_error=brief.stderr.strip().splitlines()[-1],
