@@ -103,6 +103,13 @@ def check_page(page: Path, text: str | None = None, root: Path = ROOT) -> list[s
                 "between `# --8<-- [start:NAME]` and `# --8<-- [end:NAME]`, and write "
                 '`--8<-- "snippets/<topic>/<name>.py:NAME"` in the fence instead.'
             )
+    in_fence = {n for n, _, _, body in _fences(text) for n in range(n, n + len(body) + 2)}
+    for n, row in enumerate(text.splitlines(), start=1):
+        if n not in in_fence and INCLUDE.match(row):
+            problems.append(
+                f"{_rel(page)}:{n}: an include outside a code fence. Put it in a fence titled with the "
+                "file, or link to the file instead."
+            )
     for inc in includes(page, text):
         target = root / inc.path
         where = f"{_rel(page)}:{inc.line}"

@@ -23,6 +23,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from sitekit import contract
 from sitekit.claims import Claim, ClaimError
 
 MACRO = re.compile(r"\{\{\s*(?P<name>[a-z_]+)\((?P<args>.*?)\)\s*\}\}")
@@ -156,6 +157,11 @@ def error(ctx: Context, cid: str, key: str) -> str:
 @macro
 def code(ctx: Context, cid: str, key: str, lang: str = "text") -> str:
     """A recorded string shown verbatim as a fenced code block (with the theme's copy button)."""
+    if lang.lower() in contract.PYTHON_LANGS:
+        raise ClaimError(
+            f"docs/{ctx.page}: code({cid!r}, ...) shows {lang}; Python listings come from snippets/ "
+            "through --8<-- includes, never from recorded values."
+        )
     c = verified(ctx, cid)
     text = str(lookup(c.values, key, f"docs/{ctx.page}: code({cid!r}, {key!r})"))
     return f"``` {lang}\n{text}\n```"
@@ -218,7 +224,7 @@ def _summary(values: dict[str, Any], limit: int = 90) -> str:
         if isinstance(v, (dict, list)):
             continue
         parts.append(f"{k} = {fmt(v, '.4g')}")
-    text = "; ".join(parts) or "(table or series, see page)"
+    text = " ".join("; ".join(parts).split()) or "(table or series, see page)"  # one table row
     text = text if len(text) <= limit else text[: limit - 1] + "…"
     return text.replace("|", "\\|")
 

@@ -14,7 +14,7 @@ from torch import nn
 
 # --8<-- [start:dense]
 def bn_relu_conv(c_in: int, c_out: int, k: int) -> list[nn.Module]:
-    """DenseNet's pre-activation order: BatchNorm, ReLU, then a bias-free k×k convolution."""
+    """DenseNet's pre-activation order: BatchNorm, ReLU, bias-free k×k convolution."""
     return [
         nn.BatchNorm2d(c_in),
         nn.ReLU(),
@@ -23,7 +23,7 @@ def bn_relu_conv(c_in: int, c_out: int, k: int) -> list[nn.Module]:
 
 
 class DenseBlock(nn.Module):
-    """Layer i reads the block's input concatenated with every earlier layer's k channels."""
+    """Layer i reads the input and all earlier layers' k channels, concatenated."""
 
     def __init__(self, k0: int, layers: int, k: int = 32, bottleneck: int = 4) -> None:
         super().__init__()
@@ -47,7 +47,7 @@ class DenseBlock(nn.Module):
 
 # --8<-- [start:model]
 def densenet(blocks: tuple[int, ...] = (6, 12, 24, 16), k: int = 32) -> nn.Sequential:
-    """Stem, dense blocks joined by transitions (halve channels and H, W), classifier."""
+    """Stem, dense blocks joined by transitions (halving channels, H, W), classifier."""
     c = 2 * k  # 64 channels leave the stem
     stem = [nn.Conv2d(3, c, 7, 2, 3, bias=False), nn.BatchNorm2d(c), nn.ReLU()]
     layers: list[nn.Module] = [*stem, nn.MaxPool2d(3, 2, 1)]  # (N, 64, H/4, W/4)

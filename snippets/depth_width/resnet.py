@@ -83,7 +83,7 @@ RESNETS = {
 
 
 def parameters(model: nn.Module) -> int:
-    """Learned parameters; BatchNorm's running mean and variance are buffers, not counted."""
+    """Learned parameters; BatchNorm's running statistics are buffers, not counted."""
     return sum(p.numel() for p in model.parameters())
 
 

@@ -20,7 +20,7 @@ from snippets.encyclopedia.transformer_block import PostNormBlock, PreNormBlock
 
 # --8<-- [start:profile]
 def xavier_init(module: nn.Module) -> None:
-    """Xavier-normal weights, zero biases for every Linear: the init Xiong et al. analyse."""
+    """Xavier-normal weights, zero biases in every Linear: the init Xiong et al. use."""
     for layer in module.modules():
         if isinstance(layer, nn.Linear):
             nn.init.xavier_normal_(layer.weight)
@@ -30,7 +30,7 @@ def xavier_init(module: nn.Module) -> None:
 def profile(
     kind: str, L: int, d: int, heads: int, B: int, T: int, V: int
 ) -> tuple[list[float], list[float]]:
-    """Mean token norm ‖x_l‖ for l = 0..L, and ‖∂loss/∂W‖ of each block's last MLP weight."""
+    """Token norm ‖x_l‖ (l = 0..L); ‖∂loss/∂W‖ of each block's last MLP weight."""
     block = {"pre": PreNormBlock, "post": PostNormBlock}[kind]
     blocks, head = nn.ModuleList(block(d, heads) for _ in range(L)), nn.Linear(d, V)
     xavier_init(blocks)

@@ -49,7 +49,7 @@ def jacobian_as_product(
 
 
 def jacobian_as_paths(Js: list[torch.Tensor]) -> dict[tuple[int, ...], torch.Tensor]:
-    """The product expanded: one term per subset S of blocks, J_k in block order; S = () is I."""
+    """One term per subset S of blocks, J_k in block order; S = () gives I."""
     eye = torch.eye(Js[0].shape[0], dtype=Js[0].dtype, device=Js[0].device)
     terms = {}
     for size in range(len(Js) + 1):

@@ -17,7 +17,7 @@ from snippets.encyclopedia.transformer_block import PreNormBlock
 
 # --8<-- [start:count]
 def block_costs(d: int, heads: int, B: int, T: int) -> tuple[int, int]:
-    """(matrix-product FLOPs counted by torch, FLOPs of the two residual adds) for one block."""
+    """(matrix-product FLOPs counted by torch, FLOPs of the two residual adds)."""
     with torch.device("meta"):
         block, x = PreNormBlock(d, heads), torch.empty(B, T, d)  # x: (B, T, d)
     with FlopCounterMode(display=False) as counter:
@@ -27,7 +27,7 @@ def block_costs(d: int, heads: int, B: int, T: int) -> tuple[int, int]:
 
 
 def matmul_formula(d: int, B: int, T: int) -> int:
-    """2·B·T·d·(3d + d + 4d + 4d) for the four Linear layers, plus 2·2·B·T²·d for QKᵀ and AV."""
+    """2·B·T·d·(3d + d + 4d + 4d) for four Linears, plus 2·2·B·T²·d for QKᵀ and AV."""
     return 24 * B * T * d * d + 4 * B * T * T * d
 
 

@@ -16,7 +16,7 @@ def weight_bytes(parameters: float, bytes_per_parameter: int = 2) -> float:
 
 
 def residual_writes(layers: int, sublayers_per_layer: int = 2) -> int:
-    """Times a token's stream is updated: once by attention, once by the MLP, per layer."""
+    """Updates of a token's stream: one by attention and one by the MLP, per layer."""
     return layers * sublayers_per_layer
 
 

@@ -51,7 +51,7 @@ class MLP(nn.Module):
 
 # --8<-- [start:prenorm]
 class PreNormBlock(nn.Module):
-    """Two residual updates; each sublayer reads a normalised copy, the stream is never rescaled."""
+    """Two residual updates; sublayers read normalised copies; no rescaled stream."""
 
     def __init__(self, d: int, heads: int) -> None:
         super().__init__()
@@ -69,7 +69,7 @@ class PreNormBlock(nn.Module):
 
 # --8<-- [start:postnorm]
 class PostNormBlock(PreNormBlock):
-    """The 2017 placement: normalise after each addition; the stream is rescaled twice a block."""
+    """The 2017 placement: normalise after each addition, rescaling the stream twice."""
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         x = self.norm1(x + self.attn(x))  # (B, T, d)

@@ -14,7 +14,7 @@ from torch import nn
 
 # --8<-- [start:blocks]
 class PostActBlock(nn.Module):
-    """Original order: y = ReLU(x + BN(W2·ReLU(BN(W1·x)))); the last ReLU is on the stream."""
+    """Original order, y = ReLU(x + BN(W2·ReLU(BN(W1·x)))): a ReLU on the stream."""
 
     def __init__(self, d: int) -> None:
         super().__init__()
@@ -32,7 +32,7 @@ class PostActBlock(nn.Module):
 
 
 class PreActBlock(nn.Module):
-    """Pre-activation: y = x + W2·ReLU(BN(W1·ReLU(BN(x)))); nothing touches the stream."""
+    """Pre-activation, y = x + W2·ReLU(BN(W1·ReLU(BN(x)))): the stream is untouched."""
 
     def __init__(self, d: int) -> None:
         super().__init__()
@@ -55,7 +55,7 @@ class PreActBlock(nn.Module):
 
 # --8<-- [start:zero]
 def zero_branch(block: nn.Module) -> nn.Module:
-    """Zero the branch's last layer (W2 and bias, or the last BN's γ and β): F(x) = 0."""
+    """Zero the branch's last layer (W2 and bias, or BN's γ and β): F(x) = 0."""
     for p in block.branch[-1].parameters():
         nn.init.zeros_(p)
     return block

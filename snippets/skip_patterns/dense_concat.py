@@ -17,7 +17,7 @@ from snippets.residual_block.identity_shortcut import ResidualBlock
 
 # --8<-- [start:stack]
 class DenseStack(nn.Module):
-    """Layer i reads all earlier features, concatenated (width k0 + i·k), and adds k more."""
+    """Layer i reads all earlier features concatenated (width k0 + i·k), adds k more."""
 
     def __init__(self, k0: int, k: int, depth: int) -> None:
         super().__init__()
@@ -37,7 +37,7 @@ class DenseStack(nn.Module):
 
 # --8<-- [start:saved]
 def saved_bytes(model: nn.Module, x: torch.Tensor) -> int:
-    """Bytes of activations autograd keeps for backward: each storage once, no weights."""
+    """Activation bytes autograd keeps for backward: each storage once, no weights."""
     weights = {p.untyped_storage().data_ptr() for p in model.parameters()}
     kept: dict[int, int] = {}
 

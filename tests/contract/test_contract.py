@@ -278,3 +278,28 @@ def test_the_build_refuses_to_start_without_results(tmp_path):
     )
     assert out.returncode != 0
     assert "results/cpu.json is missing: run `nox -s tests` first" in out.stderr
+
+
+def test_an_include_outside_a_fence_is_rejected(tmp_path):
+    root = make_tree(tmp_path, '# Page\n\n--8<-- "snippets/topic/demo.py:demo"\n', SNIPPET, TEST)
+    problems = contract.check_page(root / "docs" / "page.md", root=root)
+    assert problems == [
+        f"{root}/docs/page.md:3: an include outside a code fence. Put it in a fence titled with "
+        "the file, or link to the file instead."
+    ]
+
+
+def test_recorded_strings_show_as_code_but_never_as_python():
+    c = record(values={"bib": "@article{k,\n  title = {T}\n}"})
+    assert (
+        render.render('{{ code("%s", "bib", "bibtex") }}' % c.id, ctx(c))
+        == "``` bibtex\n@article{k,\n  title = {T}\n}\n```"
+    )
+    with pytest.raises(claims.ClaimError, match="Python listings come from snippets/"):
+        render.render('{{ code("%s", "bib", "python") }}' % c.id, ctx(c))
+
+
+def test_ledger_rows_stay_on_one_line_when_values_hold_newlines():
+    c = record(values={"bib": "line one\nline two"})
+    rows = [r for r in render.render("{{ ledger() }}", ctx(c)).splitlines() if c.id in r and r.startswith("|")]
+    assert len(rows) == 1 and "bib = line one line two" in rows[0]
