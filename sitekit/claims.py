@@ -102,6 +102,7 @@ class Claim:
     duration_s: float
     counterfactuals: list[str]
     error: str | None = None
+    cpu_only: str | None = None  # why the claim has no CUDA run (e.g. it checks a learner's CPU file)
 
     @property
     def test_file(self) -> Path:

@@ -110,14 +110,20 @@ def _marker(item: pytest.Item) -> pytest.Mark | None:
 def _describe(item: pytest.Item) -> tuple[str, str, str]:
     mark = _marker(item)
     assert mark is not None
-    if len(mark.args) != 1 or set(mark.kwargs) != {"page"}:
+    if len(mark.args) != 1 or not {"page"} <= set(mark.kwargs) <= {"page", "cpu_only"}:
         raise store.ClaimError(
             f'{item.nodeid}: write @pytest.mark.claim("<the sentence it proves>", page="<docs path>")'
+            ' (optionally cpu_only="<why it cannot run on a GPU>")'
         )
     page = mark.kwargs["page"]
     if not (store.ROOT / "docs" / page).is_file():
         raise store.ClaimError(f"{item.nodeid}: page docs/{page} does not exist; fix page=...")
     return item.name.removeprefix("test_"), mark.args[0], page
+
+
+def _cpu_only(item: pytest.Item) -> str | None:
+    mark = _marker(item)
+    return None if mark is None else mark.kwargs.get("cpu_only")
 
 
 @pytest.fixture
@@ -139,7 +145,7 @@ def device(pytestconfig: pytest.Config) -> str:
 _HANDLE = pytest.StashKey[Claim]()
 
 
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     seen: dict[str, str] = {}
     for item in items:
         if _marker(item) is None:
@@ -156,6 +162,12 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             )
         if "claim" not in getattr(item, "fixturenames", ()):
             raise store.ClaimError(f"{item.nodeid}: a claim test must take the `claim` fixture")
+    if config.getoption("--device") != "cpu":
+        # Claims about a learner's CPU-only files do not run here; the ledger says so (not a pass).
+        off = [item for item in items if _cpu_only(item)]
+        if off:
+            config.hook.pytest_deselected(items=off)
+            items[:] = [item for item in items if not _cpu_only(item)]
 
 
 @pytest.hookimpl(wrapper=True)
@@ -194,6 +206,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):  
         "recorded_at": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
         "duration_s": round(time.perf_counter() - item.stash.get(_START, time.perf_counter()), 3),
         "counterfactuals": handle.counterfactuals if handle else [],
+        "cpu_only": _cpu_only(item),
         "error": None if status == "passed" else str(report.longrepr)[-2000:],
     }
     return report

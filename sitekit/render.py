@@ -243,7 +243,9 @@ def ledger(ctx: Context) -> str:
         for c in sorted(group, key=lambda c: c.id):
             status = "stale" if c.stale else c.status
             gpu = ctx.cuda.get(c.id)
-            if gpu is None:
+            if c.cpu_only:
+                cuda = f"CPU only: {c.cpu_only}"
+            elif gpu is None:
                 cuda = "not run yet"
             elif gpu.stale:
                 cuda = f"stale: code changed since {gpu.recorded_at[:10]}"

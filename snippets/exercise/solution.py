@@ -9,6 +9,7 @@
 # first-layer gradient norm.
 
 # %%
+import os
 import time
 
 import matplotlib.pyplot as plt
@@ -17,7 +18,8 @@ from torch import nn
 
 N, DIM, DEPTH, EPOCHS, LR = 1000, 64, 50, 200, 1e-3
 SEEDS = range(5)
-print(f"torch {torch.__version__}, {torch.get_num_threads()} threads")
+DEVICE = os.environ.get("SITE_DEVICE", "cpu")  # the site's CUDA run sets "cuda"
+print(f"torch {torch.__version__} on {DEVICE}, {torch.get_num_threads()} CPU threads")
 
 # %% [markdown]
 # ## Data and models
@@ -120,9 +122,9 @@ TINY = torch.finfo(torch.float32).tiny  # smallest normal float32, about 1.2e-38
 
 def run(seed: int, residual: bool) -> dict:
     """Train one model on one seed; return its curve, gradient norm and timing."""
-    x, target = make_data(seed)
+    x, target = (t.to(DEVICE) for t in make_data(seed))
     torch.manual_seed(seed)
-    model = DeepMLP(DEPTH, DIM, use_residual=residual)
+    model = DeepMLP(DEPTH, DIM, use_residual=residual).to(DEVICE)
     start = time.perf_counter()
     losses, grad_norm = train(model, x, target)
     seconds = time.perf_counter() - start

@@ -20,6 +20,7 @@ if TYPE_CHECKING:  # never imported (that would run the notebook): named so the 
     from snippets.exercise import solution  # noqa: F401
 
 PAGE = "module/exercise.md"
+LEARNER_CPU = "it runs the learner's own file, which trains on the CPU"
 REFERENCE_SEED = 5
 
 
@@ -75,6 +76,7 @@ def fails_with_hint(report: snippet.Report, words: str) -> None:
     "The self-check passes the worked solution: every criterion, including the full 200-epoch "
     "comparison of both 50-block models.",
     page=PAGE,
+    cpu_only=LEARNER_CPU,
 )
 def test_self_check_passes_the_worked_solution(claim, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)  # relative paths, so the recorded output reads as a learner's would
@@ -101,6 +103,7 @@ def test_self_check_passes_the_worked_solution(claim, tmp_path, monkeypatch):
     "The self-check fails each plausible wrong solution (no zero_grad, an in-place += on the stream, "
     "the gradient norm read after zero_grad, the norm taken in float32) with a hint naming the mistake.",
     page=PAGE,
+    cpu_only=LEARNER_CPU,
 )
 def test_self_check_names_each_wrong_solutions_mistake(claim, tmp_path):
     reference = reference_text()
@@ -129,6 +132,7 @@ def test_self_check_names_each_wrong_solutions_mistake(claim, tmp_path):
     "The self-check stops the unmodified starter at the training loop with 'fill in the training loop' "
     "guidance, before any full run.",
     page=PAGE,
+    cpu_only=LEARNER_CPU,
 )
 def test_self_check_sends_the_starter_to_the_training_loop(claim):
     report = snippet.check(STARTER, say=None)
@@ -148,6 +152,7 @@ BROKEN = {
     "For a file it cannot use (a syntax error, a missing DeepMLP, an error at import, no such file) the "
     "self-check prints a short message naming the file and line, not a traceback, and exits with code 2.",
     page=PAGE,
+    cpu_only=LEARNER_CPU,
 )
 def test_self_check_explains_broken_files_without_a_traceback(claim, tmp_path, capsys, monkeypatch):
     monkeypatch.chdir(tmp_path)

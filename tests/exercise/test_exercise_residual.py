@@ -11,6 +11,7 @@ import torch
 from snippets.exercise import exercise_residual as snippet
 
 PAGE = "module/exercise.md"
+LEARNER_CPU = "it runs the learner's own file, which trains on the CPU"
 
 # The brief's harness, reduced to what happens when its train() stub returns an empty list.
 BRIEF_HARNESS = "losses = []\nprint(f'Final loss: {losses[-1]:.4f}')\n"
@@ -31,6 +32,7 @@ def run(code_or_file: list[str]) -> subprocess.CompletedProcess[str]:
     "Run as downloaded, the starter stops at the training loop with a one-line 'fill in the training "
     "loop' message and exit code 1, not a traceback (the brief's starter dies with an IndexError).",
     page=PAGE,
+    cpu_only=LEARNER_CPU,
 )
 def test_starter_stops_at_the_training_loop_with_guidance(claim):
     result = run(["exercise_residual.py"])
@@ -54,6 +56,7 @@ def test_starter_stops_at_the_training_loop_with_guidance(claim):
     "The plain and the residual DeepMLP have the same layers and parameter count, and from one seed "
     "they start from bit-for-bit identical weights: the shortcut is the only difference.",
     page=PAGE,
+    cpu_only=LEARNER_CPU,
 )
 def test_plain_and_residual_models_differ_only_by_the_shortcut(claim):
     def same_start(a: torch.nn.Module, b: torch.nn.Module) -> None:

@@ -43,11 +43,12 @@ def notebook_from_source():  # -> nbformat.NotebookNode
 
 
 @pytest.fixture(scope="module")
-def summary() -> dict:
-    """Execute the notebook once, write it for the docs build, return its `summary` dict."""
+def summary(device: str) -> dict:
+    """Execute the notebook once on `device`, write it for the docs build, return its `summary`."""
     import nbformat
     from nbclient import NotebookClient
 
+    os.environ["SITE_DEVICE"] = device  # the kernel inherits it; the notebook reads it
     nb = notebook_from_source()
     nb.cells.append(nbformat.v4.new_code_cell(PROBE))
     client = NotebookClient(
