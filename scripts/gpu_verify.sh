@@ -35,8 +35,10 @@ logs=results/build/gpu-logs  # ignored by git; copied to the output folder
 export PYTHONUNBUFFERED=1
 # Load only the plugins the suite uses: the host image has others (xdist, cov, mock, hypothesis)
 # built against its own pytest, and with warnings as errors any of them could stop the run.
+# PYTEST_PLUGINS (not -p) so that the pytest runs some tests start in a subprocess load them too.
 export PYTEST_DISABLE_PLUGIN_AUTOLOAD=1
-plugins=(-p pytest_benchmark.plugin -p pytest_timeout -p no:cacheprovider)
+export PYTEST_PLUGINS=pytest_benchmark.plugin,pytest_timeout
+plugins=(-p no:cacheprovider)
 
 step() {
     echo "+ $*"
