@@ -16,6 +16,7 @@ Its id is the test name without `test_`; its snippet is fixed by the file's path
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import functools
 import math
@@ -23,7 +24,7 @@ import platform
 import sys
 import time
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +35,21 @@ from sitekit import claims as store
 _RECORDS: dict[str, dict[str, Any]] = {}
 _CALLS: Counter[tuple[str, str]] = Counter()
 _IN_CLAIM = [False]
+_COMPUTE: Counter[str] = Counter()  # seconds spent in each snippet's measure() (or compute_timer)
+_DEPTH = [0]
+
+
+@contextlib.contextmanager
+def compute_timer(name: str) -> Iterator[None]:
+    """Count the enclosed work as snippet compute (reported at the end of the run)."""
+    _DEPTH[0] += 1
+    start = time.perf_counter()
+    try:
+        yield
+    finally:
+        _DEPTH[0] -= 1
+        if _DEPTH[0] == 0:  # nested measure() calls count once
+            _COMPUTE[name] += time.perf_counter() - start
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -176,7 +192,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):  
     if _marker(item) is None or report.when not in ("setup", "call"):
         return report
     if report.when == "setup" and report.passed:
-        item.stash[_START] = time.perf_counter()
+        item.stash[_START] = time.perf_counter() - report.duration  # includes shared fixtures' work
         return report
     handle = item.stash.get(_HANDLE, None)
     status = report.outcome
@@ -271,7 +287,8 @@ def _counted(module: str, fn: Callable[..., Any]) -> Callable[..., Any]:
     def measure(*args: Any, **kwargs: Any) -> Any:
         if _IN_CLAIM[0]:
             _CALLS[(module, f"{args!r} {sorted(kwargs.items())!r}")] += 1
-        return fn(*args, **kwargs)
+        with compute_timer(module):
+            return fn(*args, **kwargs)
 
     measure.__counted__ = True  # type: ignore[attr-defined]
     return measure
@@ -306,6 +323,10 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
             if reporter is not None:
                 reporter.write_line(f"ERROR {message}", red=True)
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
+    reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+    if _COMPUTE and reporter is not None:
+        top = ", ".join(f"{name.removeprefix('snippets.')} {t:.1f}" for name, t in _COMPUTE.most_common(4))
+        reporter.write_line(f"snippet compute: {sum(_COMPUTE.values()):.1f} s (largest: {top})")
     if not _RECORDS or session.config.getoption("--no-record"):
         return
     device = str(session.config.getoption("--device"))

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
+from sitekit.pytest_plugin import compute_timer
 from snippets.exercise import check as snippet
 from tests.exercise.test_solution import STARTER, notebook_from_source
 
@@ -82,7 +83,8 @@ def test_self_check_passes_the_worked_solution(claim, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)  # relative paths, so the recorded output reads as a learner's would
     lines: list[str] = []
     path = write(tmp_path, "exercise_residual", reference_text()).relative_to(tmp_path)
-    report = snippet.check(path, seed=REFERENCE_SEED, say=lines.append)
+    with compute_timer("snippets.exercise.check (reference, 200 epochs)"):
+        report = snippet.check(path, seed=REFERENCE_SEED, say=lines.append)
 
     def all_pass(r: snippet.Report) -> None:
         assert r.passed, snippet.render(r)

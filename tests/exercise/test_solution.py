@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from sitekit.contract import NOT_A_LISTING
+from sitekit.pytest_plugin import compute_timer
 
 os.environ.setdefault("JUPYTER_PLATFORM_DIRS", "1")  # jupyter_core warns without it
 
@@ -59,7 +60,8 @@ def summary(device: str) -> dict:
         record_timing=False,
         resources={"metadata": {"path": str(ROOT)}},
     )
-    client.execute()
+    with compute_timer("snippets.exercise.solution (notebook)"):
+        client.execute()
     probe = nb.cells.pop()
     result = json.loads("".join(o["text"] for o in probe.outputs if o.get("name") == "stdout"))
     EXECUTED.parent.mkdir(parents=True, exist_ok=True)
