@@ -73,8 +73,23 @@ def code_files(test_file: Path) -> list[Path]:
     return sorted(seen)
 
 
+_HASHES: dict[tuple[Path, int], str] = {}
+
+
+def clear_cache() -> None:
+    """Forget computed hashes (a long-running preview calls this before each rebuild)."""
+    _HASHES.clear()
+
+
 def code_hash(test_file: Path) -> str:
-    """Content hash of everything a claim's outcome depends on in this repository."""
+    """Content hash of everything a claim's outcome depends on in this repository (memoised)."""
+    key = (test_file.resolve(), test_file.stat().st_mtime_ns)
+    if key not in _HASHES:
+        _HASHES[key] = _code_hash(test_file)
+    return _HASHES[key]
+
+
+def _code_hash(test_file: Path) -> str:
     digest = hashlib.sha256()
     for path in code_files(test_file):
         digest.update(str(path.relative_to(ROOT)).encode())

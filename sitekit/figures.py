@@ -13,11 +13,15 @@ Figure. `draw()` turns it into SVG bytes that are identical from run to run on o
 
 from __future__ import annotations
 
+import hashlib
 import importlib
 import io
+import json
 import pkgutil
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from sitekit.claims import ROOT, Claim
@@ -80,14 +84,41 @@ def style() -> None:
     )
 
 
+CACHE = ROOT / "results" / "build" / "figures"
+
+
 def draw(spec: FigureSpec, claims: dict[str, Claim]) -> bytes | None:
-    """SVG bytes of one figure, or None where a claim it needs has not passed on this code."""
+    """SVG bytes of one figure, or None where a claim it needs has not passed on this code.
+
+    Drawing is cached under results/build/figures by a hash of the figure's module source, the
+    values it draws and the matplotlib version, so an unchanged figure is not drawn again.
+    """
     needed = {}
     for cid in spec.claims:
         c = claims.get(cid)
         if c is None or c.status != "passed" or c.stale:
             return None
         needed[cid] = c.values
+    import matplotlib
+
+    module = sys.modules[spec.draw.__module__]
+    key = hashlib.sha256(
+        "\0".join(
+            [Path(module.__file__ or "").read_text(), json.dumps(needed, sort_keys=True), matplotlib.__version__]
+        ).encode()
+    ).hexdigest()[:20]
+    cached = CACHE / f"{spec.name}-{key}.svg"
+    if cached.is_file():
+        return cached.read_bytes()
+    svg = _render(spec, needed)
+    CACHE.mkdir(parents=True, exist_ok=True)
+    tmp = cached.with_suffix(".tmp")
+    tmp.write_bytes(svg)
+    tmp.replace(cached)
+    return svg
+
+
+def _render(spec: FigureSpec, needed: Values) -> bytes:
     style()
     import matplotlib.pyplot as plt
 

@@ -35,6 +35,7 @@ STAGE = claims.ROOT / "results" / "build" / "published"
 
 
 def on_config(config: Any) -> Any:
+    claims.clear_cache()  # serve rebuilds in one process: see every edit
     cpu, cpu_prov = claims.load("cpu")
     cuda, cuda_prov = claims.load("cuda")
     _state.update(
