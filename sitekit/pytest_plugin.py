@@ -158,6 +158,22 @@ def device(pytestconfig: pytest.Config) -> str:
     return str(pytestconfig.getoption("--device"))
 
 
+@pytest.fixture(scope="module")
+def one_cpu_thread() -> Iterator[None]:
+    """Run a module's claims on one CPU thread, then restore the setting.
+
+    For topics whose tensors are tiny: handing such ops to several threads costs more than it saves,
+    and on a busy machine the waiting threads made them many times slower. Request it from a topic's
+    conftest.py with an autouse fixture.
+    """
+    import torch
+
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(before)
+
+
 _HANDLE = pytest.StashKey[Claim]()
 
 

@@ -1,16 +1,8 @@
-"""Run this topic's claims on one CPU thread, then restore the setting.
-
-Its tensors are tiny (widths 32 to 128, batches of 8 to 32): handing such ops to several threads
-costs more than it saves, and on a busy machine the waiting threads made these tests many times slower.
-"""
+"""This topic's tensors are tiny (widths 32 to 128): its claims run on one CPU thread."""
 
 import pytest
-import torch
 
 
 @pytest.fixture(autouse=True, scope="module")
-def one_thread():
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
+def _one_thread(one_cpu_thread: None) -> None:
+    """See sitekit.pytest_plugin.one_cpu_thread."""
