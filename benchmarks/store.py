@@ -8,18 +8,14 @@ numbers that the current code did not produce.
 
 from __future__ import annotations
 
-import contextlib
-import datetime as dt
-import fcntl
 import hashlib
 import json
 import os
-import platform
-import shutil
-import subprocess
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+
+from sitekit.claims import locked
+from sitekit.pytest_plugin import provenance as claim_provenance
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -49,65 +45,15 @@ def code_hash(name: str) -> str:
     return digest.hexdigest()[:16]
 
 
-def _cpu_model() -> str:
-    with contextlib.suppress(OSError):
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    return platform.processor() or platform.machine()
-
-
-def _driver() -> str | None:
-    if shutil.which("nvidia-smi") is None:
-        return None
-    out = subprocess.run(
-        ["nvidia-smi", "--query-gpu=driver_version", "--format=csv,noheader"],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    return out.stdout.strip().splitlines()[0] if out.returncode == 0 and out.stdout.strip() else None
-
-
 def provenance(device: str) -> dict[str, Any]:
-    """The machine and software a sweep ran on, and how busy the machine was."""
-    import torch
-
-    info: dict[str, Any] = {
-        "device": device,
-        "cpu": _cpu_model(),
-        "cores": os.cpu_count(),
-        "threads": torch.get_num_threads(),
-        "load_average": round(os.getloadavg()[0], 1),
-        "torch": torch.__version__,
-        "python": platform.python_version(),
-        "date": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
-    }
-    if device == "cuda":
-        info.update(
-            gpu=torch.cuda.get_device_name(0),
-            driver=_driver(),
-            cuda=torch.version.cuda,
-            capability=".".join(map(str, torch.cuda.get_device_capability(0))),
-        )
-    return info
-
-
-@contextlib.contextmanager
-def _locked(target: Path) -> Iterator[None]:
-    target.parent.mkdir(parents=True, exist_ok=True)
-    with open(target.with_suffix(".lock"), "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(lock, fcntl.LOCK_UN)
+    """The claims' provenance (machine, software, GPU and driver), plus how busy the machine was."""
+    return {**claim_provenance(device), "cores": os.cpu_count(), "load_average": round(os.getloadavg()[0], 1)}
 
 
 def save(device: str, name: str, values: dict[str, Any]) -> Path:
     """Store one sweep's values with its provenance and code hash, keeping the other sweeps."""
     target = path(device)
-    with _locked(target):
+    with locked(target):
         data: dict[str, Any] = {"schema": 1, "sweeps": {}}
         if target.is_file():
             data = json.loads(target.read_text(encoding="utf-8"))

@@ -145,7 +145,8 @@ def load(device: str) -> tuple[dict[str, Claim], dict[str, Any]]:
 
 
 @contextlib.contextmanager
-def _locked(path: Path) -> Iterator[None]:
+def locked(path: Path) -> Iterator[None]:
+    """Hold an exclusive lock beside `path` (concurrent runs merge, never clobber)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     with open(path.with_suffix(".lock"), "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
@@ -162,7 +163,7 @@ def merge(device: str, records: dict[str, dict[str, Any]], provenance: dict[str,
     dropped, so the file never vouches for code that no longer exists.
     """
     path = results_path(device)
-    with _locked(path):
+    with locked(path):
         data: dict[str, Any] = {"schema": SCHEMA, "claims": {}}
         if path.is_file():
             data = json.loads(path.read_text(encoding="utf-8"))
