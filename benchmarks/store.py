@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -30,7 +31,19 @@ SWEEPS: dict[str, dict[str, Any]] = {
     },
     "depth_width": {"batches": (16, 64, 256, 1024), "rounds": 3},
     "denormals": {"rounds": 15, "depth": 100},
+    "exercise_pair": {"rounds": 3},
 }
+
+
+def _notebook_code() -> bytes:
+    """The worked solution's code cells that the exercise_pair sweep runs (its prose is left out)."""
+    from snippets.costs.exercise_pair import definition_cells
+
+    return "\n".join(definition_cells()).encode()
+
+
+# Code a sweep runs besides its own snippet; part of its hash too.
+RUNS_ALSO: dict[str, Callable[[], bytes]] = {"exercise_pair": _notebook_code}
 
 
 def path(device: str) -> Path:
@@ -39,8 +52,10 @@ def path(device: str) -> Path:
 
 
 def code_hash(name: str) -> str:
-    """Hash of the sweep's snippet file and its parameters."""
+    """Hash of the sweep's snippet file, the code it runs besides, and its parameters."""
     digest = hashlib.sha256((ROOT / "snippets" / "costs" / f"{name}.py").read_bytes())
+    if name in RUNS_ALSO:
+        digest.update(RUNS_ALSO[name]())
     digest.update(repr(sorted(SWEEPS[name].items())).encode())
     return digest.hexdigest()[:16]
 
@@ -67,7 +82,8 @@ def load(device: str, name: str) -> dict[str, Any]:
     """One sweep's record; AssertionError (a failing claim) when missing or stale."""
     target = path(device)
     fix = f"run `nox -s bench -- -k {name}` (on a GPU host: scripts/gpu_verify.sh) and commit {target.name}"
-    assert target.is_file(), f"{target.relative_to(ROOT)} does not exist: {fix}"
+    shown = target.relative_to(ROOT) if target.is_relative_to(ROOT) else target
+    assert target.is_file(), f"{shown} does not exist: {fix}"
     sweeps = json.loads(target.read_text(encoding="utf-8")).get("sweeps", {})
     assert name in sweeps, f"{target.name} has no sweep {name!r}: {fix}"
     record = sweeps[name]

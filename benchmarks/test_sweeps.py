@@ -1,6 +1,6 @@
 """The sweeps behind the Measured costs page; `nox -s bench` runs them and writes results/bench-<device>.json."""
 
-from snippets.costs import add_share, denormals, depth_width
+from snippets.costs import add_share, denormals, depth_width, exercise_pair
 
 
 def test_add_share(bench):
@@ -15,4 +15,9 @@ def test_depth_width(bench):
 
 def test_denormals(bench):
     values = bench("denormals", denormals.sweep)
+    assert values["table"]["rows"]
+
+
+def test_exercise_pair(bench):
+    values = bench("exercise_pair", exercise_pair.sweep)
     assert values["table"]["rows"]

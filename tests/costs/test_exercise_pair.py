@@ -1,0 +1,81 @@
+"""Claims of the exercise page about how long the worked solution takes, from the committed benchmark.
+
+The sweep (snippets/costs/exercise_pair.py) times the notebook's own code, so its numbers are only as
+fresh as the notebook: the store refuses a sweep recorded before the notebook last changed.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from benchmarks import store
+from snippets.costs import exercise_pair as snippet
+
+PAGE = "module/exercise.md"
+TARGET_SECONDS = 20.0  # the exercise's speed target for one pair, on a 2-core CPU
+MIN_SPEEDUP = 1.5  # the notebook's way against one model after the other with the default Adam
+
+
+def sig(x: float, digits: int = 3) -> float:
+    """x rounded to a few significant digits, as the page shows it."""
+    r = float(f"{x:.{digits}g}")
+    return int(r) if r.is_integer() else r
+
+
+def fast_enough(rows: list[list]) -> None:
+    by_name = {row[0]: row for row in rows}
+    notebook, baseline = by_name[snippet.NOTEBOOK_VARIANT], by_name[snippet.BASELINE]
+    assert notebook[1] <= TARGET_SECONDS, f"median {notebook[1]:.1f} s per pair, target {TARGET_SECONDS} s"
+    assert baseline[1] / notebook[1] >= MIN_SPEEDUP, (baseline[1], notebook[1])
+
+
+@pytest.mark.claim(
+    "In the committed benchmark (3 rounds, one seed each), the worked solution trains both 50-block models for "
+    "200 epochs in at most 20 s (median), and at least 1.5× faster than training them one after the other with "
+    "PyTorch's default Adam.",
+    page=PAGE,
+)
+def test_exercise_pair_benchmark_speed(claim, device):
+    record = store.load(device, "exercise_pair")
+    values = record["values"]
+    rows = values["table"]["rows"]
+    fast_enough(rows)
+    as_slow = [[name, values["baseline_median"], *rest] for name, _, *rest in rows]
+    claim.rejects(fast_enough, as_slow, because="side by side no faster than one after the other")
+    claim.record(
+        table={
+            "columns": values["table"]["columns"],
+            "rows": [[name, *(sig(v) for v in rest)] for name, *rest in rows],
+        },
+        provenance={**record["provenance"], "date": record["provenance"]["date"][:10]},
+        rounds=values["rounds"],
+        notebook_median=values["notebook_median"],
+        baseline_median=values["baseline_median"],
+        speedup=values["baseline_median"] / values["notebook_median"],
+        target=TARGET_SECONDS,
+        threads=values["threads"],
+    )
+
+
+def same_numbers(finals: dict[str, list[dict[str, float]]], a: str, b: str) -> None:
+    assert finals[a] == finals[b], (finals[a], finals[b])
+
+
+ONE_THREAD = "one after the other, fused Adam, 1 thread"
+
+
+@pytest.mark.claim(
+    "Training the two models side by side changes no number: on every benchmark seed both final losses are "
+    "bit-identical to training them one after the other on one thread with the same (fused) Adam.",
+    page=PAGE,
+)
+def test_side_by_side_gives_identical_losses(claim, device):
+    finals = store.load(device, "exercise_pair")["values"]["finals"]
+    same_numbers(finals, snippet.NOTEBOOK_VARIANT, ONE_THREAD)
+    claim.rejects(
+        same_numbers, finals, snippet.NOTEBOOK_VARIANT, "side by side, default Adam", because="another optimizer"
+    )
+    claim.record(
+        seeds=len(finals[ONE_THREAD]),
+        residual_finals=[f["residual"] for f in finals[ONE_THREAD]],
+    )
