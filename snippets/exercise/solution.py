@@ -228,8 +228,7 @@ plt.show()
 #   early layers never move.
 # - **Some of the plain stack's gradients are subnormal.** The share printed for each run
 #   counts gradient entries below 1.2e-38. Where a CPU handles those slowly, the plain run
-#   takes longer than the residual one; `torch.set_flush_denormal(True)` rounds them to zero,
-#   but only on the thread that calls it, so call it at the top of `train()`.
+#   takes longer than the residual one; the last cell measures whether yours does.
 # - **The residual stack learns.** From the same initial weights, the shortcuts carry the
 #   input forward and the gradient back, and its loss falls well below the target's
 #   variance.
@@ -258,4 +257,56 @@ ratios = [
 ]
 print(
     f"residual / plain first-layer gradient norm: {min(ratios):.2g} to {max(ratios):.2g}"
+)
+
+# %% [markdown]
+# ## Is your CPU slow on subnormal numbers?
+#
+# How much a subnormal costs depends on the processor, not on PyTorch. This cell times one
+# multiplication on normal numbers and on the same numbers scaled below 1.2e-38, in
+# alternation, on one CPU thread, and prints the median ratio of the two times. Near 1,
+# your CPU takes subnormals at full speed. Far above 1, the plain model pays that price on
+# each subnormal entry of its backward pass; `torch.set_flush_denormal(True)` at the top of
+# `train()` treats them as zero instead (it acts only on the thread that calls it, and
+# `train()` runs on each model's own thread).
+
+
+# %%
+def subnormal_slowdown(rounds: int = 31) -> float:
+    """Median of (time on subnormal inputs) / (time on the same numbers at normal scale)."""
+    normal = torch.rand(1000, 4096) + 0.5  # (1000, 4096), all in [0.5, 1.5)
+    tiny = normal * 2.0**-130  # the same numbers, each below 1.2e-38
+    assert bool(((tiny != 0) & (tiny < TINY)).all()), (
+        "the scaled inputs are not subnormal"
+    )
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    ratios = []
+    try:
+        for _ in range(rounds):
+            seconds = []
+            for a in (tiny, normal):
+                start = time.perf_counter()
+                a * 0.75  # the products are subnormal too
+                seconds.append(time.perf_counter() - start)
+            ratios.append(seconds[0] / seconds[1])
+    finally:
+        torch.set_num_threads(threads)
+    return torch.tensor(ratios).median().item()  # rounds is odd: the middle one
+
+
+slowdown = subnormal_slowdown()
+plain_over_residual = (
+    torch.tensor(
+        [runs[s, "plain"]["seconds"] / runs[s, "residual"]["seconds"] for s in SEEDS]
+    )
+    .median()
+    .item()
+)
+summary |= {"subnormal_slowdown": slowdown, "plain_over_residual": plain_over_residual}
+print(
+    f"multiplying subnormal numbers takes {slowdown:.2f}x as long as normal ones here"
+)
+print(
+    f"the plain model trained in {plain_over_residual:.2f}x the residual model's time"
 )

@@ -174,6 +174,8 @@ def test_residual_first_layer_gradient_norm_above_plain(claim, summary):
         plain_median=statistics.median(norms(summary, "plain")),
         residual_median=statistics.median(norms(summary, "residual")),
         plain_smallest_entry=min(summary["runs"][f"{s}/plain"]["smallest_grad"] for s in summary["seeds"]),
+        subnormal_slowdown=summary["subnormal_slowdown"],
+        plain_over_residual_seconds=summary["plain_over_residual"],
         subnormal_fraction_max=max(
             summary["runs"][f"{s}/{k}"]["subnormal_fraction"] for s in summary["seeds"] for k in ("plain", "residual")
         ),
