@@ -41,8 +41,11 @@ def snippet_for_test(test_file: Path) -> Path:
     return ROOT / "snippets" / rel.parts[1] / rel.name.removeprefix("test_")
 
 
-def _snippet_imports(path: Path) -> set[Path]:
-    """Files under snippets/ that `path` imports (`import snippets.x.y` / `from snippets.x import y`)."""
+HASHED_PACKAGES = ("snippets", "tests")  # what a claim's outcome can depend on; sitekit is the harness
+
+
+def _local_imports(path: Path) -> set[Path]:
+    """Files under snippets/ or tests/ that `path` imports (`import snippets.x.y`, `from tests.x import y`)."""
     tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
     found: set[Path] = set()
     for node in ast.walk(tree):
@@ -52,7 +55,7 @@ def _snippet_imports(path: Path) -> set[Path]:
         elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
             names = [node.module] + [f"{node.module}.{alias.name}" for alias in node.names]
         for name in names:
-            if name.split(".")[0] != "snippets":
+            if name.split(".")[0] not in HASHED_PACKAGES:
                 continue
             candidate = ROOT.joinpath(*name.split("."))
             if candidate.with_suffix(".py").is_file():
@@ -61,7 +64,7 @@ def _snippet_imports(path: Path) -> set[Path]:
 
 
 def code_files(test_file: Path) -> list[Path]:
-    """The test, its snippet and every snippet module they import, transitively, sorted."""
+    """The test, its snippet and every snippets/ or tests/ module they import, transitively, sorted."""
     seen: set[Path] = set()
     todo = [test_file.resolve(), snippet_for_test(test_file)]
     while todo:
@@ -69,7 +72,7 @@ def code_files(test_file: Path) -> list[Path]:
         if path in seen or not path.is_file():
             continue
         seen.add(path)
-        todo.extend(_snippet_imports(path))
+        todo.extend(_local_imports(path))
     return sorted(seen)
 
 

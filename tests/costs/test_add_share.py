@@ -6,18 +6,9 @@ import torch
 from benchmarks import store
 from snippets.costs import add_share as snippet
 from snippets.residual_block.identity_shortcut import ResidualBlock
+from tests.costs import display
 
 PAGE = "costs.md"
-
-
-def sig(x: float, digits: int = 3) -> float:
-    """x rounded to a few significant digits, as the page shows it."""
-    r = float(f"{x:.{digits}g}")
-    return int(r) if r.is_integer() else r
-
-
-def rounded(table: dict) -> dict:
-    return {"columns": table["columns"], "rows": [[r[0], *(sig(v) for v in r[1:])] for r in table["rows"]]}
 
 
 # The add's share of forward time at d = 1024, N = 256, with the margin each device needs:
@@ -56,7 +47,7 @@ def test_add_flop_share_is_one_over_16d(claim):
     claim.record(
         table={
             "columns": ["d", "branch FLOPs per token", "add FLOPs per token", "add / branch"],
-            "rows": [[d, b // 8, a // 8, sig(a / b)] for d, (b, a) in counted.items()],
+            "rows": [[d, b // 8, a // 8, display.sig(a / b)] for d, (b, a) in counted.items()],
         },
         share_1024=counted[1024][1] / counted[1024][0],
     )
@@ -114,9 +105,9 @@ def test_add_share_benchmark_sweep(claim, device):
     claim.rejects(sweep_is_memory_bound, compute_bound, because="time shares equal to FLOP shares")
     rows = table["rows"]
     claim.record(
-        table=rounded(table),
-        tokens_table=rounded(by_tokens),
-        provenance={**record["provenance"], "date": record["provenance"]["date"][:10]},
+        table=display.rounded(table),
+        tokens_table=display.rounded(by_tokens),
+        provenance=display.provenance(record),
         tokens=values["tokens"],
         width=values["width"],
         max_time_share=max(r[2] for r in rows),

@@ -3,18 +3,9 @@
 import pytest
 
 from snippets.costs import concat_memory as snippet
+from tests.costs import display
 
 PAGE = "costs.md"
-
-
-def sig(x: float, digits: int = 3) -> float:
-    """x rounded to a few significant digits, as the page shows it."""
-    r = float(f"{x:.{digits}g}")
-    return int(r) if r.is_integer() else r
-
-
-def rounded(table: dict) -> dict:
-    return {"columns": table["columns"], "rows": [[r[0], *(sig(v) for v in r[1:])] for r in table["rows"]]}
 
 
 @pytest.fixture(scope="module")
@@ -23,7 +14,7 @@ def r(device):
 
 
 def table(r) -> dict:
-    rows = [[L, a, b, sig(b / a)] for L, a, b in zip(snippet.DEPTHS, r.residual, r.dense, strict=True)]
+    rows = [[L, a, b, display.sig(b / a)] for L, a, b in zip(snippet.DEPTHS, r.residual, r.dense, strict=True)]
     return {"columns": ["depth L", "residual (bytes/token)", "dense (bytes/token)", "dense / residual"], "rows": rows}
 
 

@@ -4,18 +4,9 @@ import pytest
 
 from benchmarks import store
 from snippets.costs import denormals as snippet
+from tests.costs import display
 
 PAGE = "costs.md"
-
-
-def sig(x: float, digits: int = 3) -> float:
-    """x rounded to a few significant digits, as the page shows it."""
-    r = float(f"{x:.{digits}g}")
-    return int(r) if r.is_integer() else r
-
-
-def rounded(table: dict) -> dict:
-    return {"columns": table["columns"], "rows": [[r[0], *(sig(v) for v in r[1:])] for r in table["rows"]]}
 
 
 @pytest.fixture(scope="module")
@@ -81,11 +72,8 @@ def test_denormals_benchmark_costs(claim, device):
         sweep_matches_page, device, slow, values["sqrt_nonzero_flushed"], because="a CPU that traps on every subnormal"
     )
     claim.record(
-        table={
-            "columns": values["table"]["columns"],
-            "rows": [[op, sig(a), sig(b)] for op, a, b in values["table"]["rows"]],
-        },
-        provenance={**record["provenance"], "date": record["provenance"]["date"][:10]},
+        table=display.rounded(values["table"]),
+        provenance=display.provenance(record),
         depth=values["depth"],
         plain_stack=values["plain_stack"],
         sqrt_nonzero_flushed=values["sqrt_nonzero_flushed"],

@@ -4,18 +4,9 @@ import pytest
 
 from benchmarks import store
 from snippets.costs import depth_width as snippet
+from tests.costs import display
 
 PAGE = "costs.md"
-
-
-def sig(x: float, digits: int = 3) -> float:
-    """x rounded to a few significant digits, as the page shows it."""
-    r = float(f"{x:.{digits}g}")
-    return int(r) if r.is_integer() else r
-
-
-def rounded(table: dict) -> dict:
-    return {"columns": table["columns"], "rows": [[r[0], *(sig(v) for v in r[1:])] for r in table["rows"]]}
 
 
 def same_budget(a: snippet.Budget, b: snippet.Budget) -> None:
@@ -64,8 +55,8 @@ def test_depth_width_benchmark_throughput(claim, device):
     claim.rejects(wide_faster_from, halved, SMALLEST[device], because="a wide stack at half the measured throughput")
     ratios = [row[3] for row in table["rows"] if row[0] >= SMALLEST[device]]
     claim.record(
-        table=rounded(table),
-        provenance={**record["provenance"], "date": record["provenance"]["date"][:10]},
+        table=display.rounded(table),
+        provenance=display.provenance(record),
         smallest=SMALLEST[device],
         min_ratio=min(ratios),
         max_ratio=max(ratios),

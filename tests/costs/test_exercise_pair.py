@@ -10,16 +10,11 @@ import pytest
 
 from benchmarks import store
 from snippets.costs import exercise_pair as snippet
+from tests.costs import display
 
 PAGE = "module/exercise.md"
 TARGET_SECONDS = 20.0  # the exercise's speed target for one pair, on a 2-core CPU
 MIN_SPEEDUP = 1.5  # the notebook's way against one model after the other with the default Adam
-
-
-def sig(x: float, digits: int = 3) -> float:
-    """x rounded to a few significant digits, as the page shows it."""
-    r = float(f"{x:.{digits}g}")
-    return int(r) if r.is_integer() else r
 
 
 def fast_enough(rows: list[list]) -> None:
@@ -44,11 +39,8 @@ def test_exercise_pair_benchmark_speed(claim, device):
     as_slow = [[name, values["baseline_median"], *rest] for name, _, *rest in rows]
     claim.rejects(fast_enough, as_slow, because="side by side no faster than one after the other")
     claim.record(
-        table={
-            "columns": values["table"]["columns"],
-            "rows": [[name, *(sig(v) for v in rest)] for name, *rest in rows],
-        },
-        provenance={**record["provenance"], "date": record["provenance"]["date"][:10]},
+        table=display.rounded(values["table"]),
+        provenance=display.provenance(record),
         rounds=values["rounds"],
         notebook_median=values["notebook_median"],
         baseline_median=values["baseline_median"],
