@@ -15,7 +15,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from sitekit.claims import locked
+from sitekit.claims import locked, with_imports
 from sitekit.pytest_plugin import provenance as claim_provenance
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -51,9 +51,17 @@ def path(device: str) -> Path:
     return Path(os.environ.get("SITE_BENCH_DIR", ROOT / "results")) / f"bench-{device}.json"
 
 
+def hashed_files(name: str) -> list[Path]:
+    """The sweep's snippet, then every snippet it imports, transitively."""
+    snippet = ROOT / "snippets" / "costs" / f"{name}.py"
+    return [snippet, *(p for p in with_imports(snippet) if p != snippet)]
+
+
 def code_hash(name: str) -> str:
-    """Hash of the sweep's snippet file, the code it runs besides, and its parameters."""
-    digest = hashlib.sha256((ROOT / "snippets" / "costs" / f"{name}.py").read_bytes())
+    """Hash of the sweep's snippet and the snippets it imports, the code it runs besides, its parameters."""
+    digest = hashlib.sha256()
+    for path in hashed_files(name):
+        digest.update(path.relative_to(ROOT).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
     if name in RUNS_ALSO:
         digest.update(RUNS_ALSO[name]())
     digest.update(repr(sorted(SWEEPS[name].items())).encode())

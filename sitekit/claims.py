@@ -65,8 +65,13 @@ def _local_imports(path: Path) -> set[Path]:
 
 def code_files(test_file: Path) -> list[Path]:
     """The test, its snippet and every snippets/ or tests/ module they import, transitively, sorted."""
+    return with_imports(test_file.resolve(), snippet_for_test(test_file))
+
+
+def with_imports(*files: Path) -> list[Path]:
+    """`files` and every snippets/ or tests/ module they import, transitively, sorted."""
     seen: set[Path] = set()
-    todo = [test_file.resolve(), snippet_for_test(test_file)]
+    todo = list(files)
     while todo:
         path = todo.pop()
         if path in seen or not path.is_file():

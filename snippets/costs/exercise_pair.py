@@ -13,23 +13,24 @@ import contextlib
 import os
 import statistics
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import torch
 
+from snippets.costs.add_share import one_thread
+
 NOTEBOOK = Path(__file__).resolve().parents[1] / "exercise" / "solution.py"
 FUSED = "torch.optim.Adam(model.parameters(), lr=lr, fused=True)"
 DEFAULT = "torch.optim.Adam(model.parameters(), lr=lr)"
 
-# name -> (how the pair trains, which Adam, CPU threads per model: "all" or 1)
-VARIANTS: dict[str, tuple[str, str, str | int]] = {
-    "one after the other, default Adam, all threads": ("sequential", "default", "all"),
-    "one after the other, fused Adam, all threads": ("sequential", "fused", "all"),
-    "one after the other, fused Adam, 1 thread": ("sequential", "fused", 1),
-    "side by side, default Adam": ("side by side", "default", "all"),
-    "side by side, fused Adam (the notebook)": ("side by side", "fused", "all"),
+# name -> (side by side?, which Adam, one CPU thread?); side by side halves the threads itself
+VARIANTS: dict[str, tuple[bool, str, bool]] = {
+    "one after the other, default Adam, all threads": (False, "default", False),
+    "one after the other, fused Adam, all threads": (False, "fused", False),
+    "one after the other, fused Adam, 1 thread": (False, "fused", True),
+    "side by side, default Adam": (True, "default", False),
+    "side by side, fused Adam (the notebook)": (True, "fused", False),
 }
 BASELINE = "one after the other, default Adam, all threads"
 NOTEBOOK_VARIANT = "side by side, fused Adam (the notebook)"
@@ -75,30 +76,18 @@ def notebook_definitions(device: str, adam: str) -> dict[str, Any]:
     return namespace
 
 
-@contextlib.contextmanager
-def threads(n: int | None) -> Iterator[None]:
-    """Use n CPU threads (None: leave as is) inside the block."""
-    before = torch.get_num_threads()
-    if n is not None:
-        torch.set_num_threads(n)
-    try:
-        yield
-    finally:
-        torch.set_num_threads(before)
-
-
 def train_pair(
-    ns: dict[str, Any], how: str, per_model: str | int, seed: int
+    ns: dict[str, Any], side_by_side: bool, single_thread: bool, seed: int
 ) -> tuple[float, dict[str, float]]:
     """Wall seconds to train both models on one seed, and each model's final loss."""
-    if how == "side by side":
+    if side_by_side:
         start = time.perf_counter()
-        pair = ns["run_pair"](seed)  # halves the threads itself
+        pair = ns["run_pair"](seed)
         seconds = time.perf_counter() - start
         return seconds, {kind: r["losses"][-1] for kind, r in pair.items()}
     x, target = (t.to(ns["DEVICE"]) for t in ns["make_data"](seed))
     finals, seconds = {}, 0.0
-    with threads(None if per_model == "all" else int(per_model)):
+    with one_thread(ns["DEVICE"]) if single_thread else contextlib.nullcontext():
         for kind in ns["KINDS"]:
             torch.manual_seed(seed)
             model = ns["DeepMLP"](
@@ -119,8 +108,8 @@ def sweep(device: str, rounds: int) -> dict[str, Any]:
     finals: dict[str, list[dict[str, float]]] = {name: [] for name in names}
     for seed in range(rounds):
         for name in names[seed % len(names) :] + names[: seed % len(names)]:
-            how, adam, per_model = VARIANTS[name]
-            t, f = train_pair(spaces[adam], how, per_model, seed)
+            side_by_side, adam, single_thread = VARIANTS[name]
+            t, f = train_pair(spaces[adam], side_by_side, single_thread, seed)
             seconds[name].append(t)
             finals[name].append(f)
     base = statistics.median(seconds[BASELINE])

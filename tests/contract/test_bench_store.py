@@ -53,3 +53,10 @@ def test_exercise_sweep_says_which_file_to_fix_when_the_notebook_moves_on(tmp_pa
     notebook_copy(tmp_path, monkeypatch, "runs = {}\nfor seed", "all_runs = {}\nfor seed")
     with pytest.raises(ValueError, match=r"solution.py: no code cell starts with `runs = \{\}`"):
         exercise_pair.definition_cells()
+
+
+def test_a_sweep_is_stale_when_a_snippet_it_imports_changes():
+    hashed = [p.relative_to(store.ROOT).as_posix() for p in store.hashed_files("denormals")]
+    assert hashed[0] == "snippets/costs/denormals.py"
+    assert "snippets/costs/add_share.py" in hashed  # its timing helpers
+    assert "snippets/gradient_highway/depth_sweep.py" in hashed  # the stack it times
