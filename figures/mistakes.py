@@ -33,7 +33,7 @@ def stream_growth_by_init(values: Values) -> Any:
     ax.set_yscale("log")
     ax.set_xlabel("block l")
     ax.set_ylabel("‖h_l‖ / ‖x‖")
-    ax.set_title("Stream norm through 50 residual blocks (dotted: (1 + ρ²)^(l/2))")
+    ax.set_title(f"Stream norm through {blocks[-1]} residual blocks (dotted: (1 + ρ²)^(l/2))")
     ax.legend(loc="upper left", fontsize=8)
     fig.tight_layout()
     return fig
