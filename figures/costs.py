@@ -35,9 +35,10 @@ def throughput(values: Values) -> Any:
 
     rows = values[WIDTH]["table"]["rows"]
     n = [r[0] for r in rows]
+    label = {name: f"{name}: d = {s['width']}, {s['blocks']} blocks" for name, s in values[WIDTH]["shapes"].items()}
     fig, ax = plt.subplots(figsize=(6.4, 3.8))
-    ax.plot(n, [r[1] for r in rows], "o-", color="#2c3e91", label="narrow-deep: d = 256, 64 blocks")
-    ax.plot(n, [r[2] for r in rows], "s-", color="#d35400", label="wide-shallow: d = 1024, 4 blocks")
+    ax.plot(n, [r[1] for r in rows], "o-", color="#2c3e91", label=label["narrow-deep"])
+    ax.plot(n, [r[2] for r in rows], "s-", color="#d35400", label=label["wide-shallow"])
     ax.set_xscale("log", base=2)
     ax.set_yscale("log")
     ax.set_xlabel("tokens per batch N")
