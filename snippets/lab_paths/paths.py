@@ -1,0 +1,125 @@
+"""Lab 1: the input gradient of Part 3's residual stacks, split into its paths by length.
+
+Letters: N inputs (4), d width (128), L depth in blocks, k a path's length (how many branches
+it passes through), J_k the Jacobian of block k's branch, g the upstream gradient.
+Run `python -m snippets.lab_paths.paths` to print what the page states.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import torch
+from torch import Tensor, nn
+from torch.func import jacrev, vmap
+
+from snippets.gradient_highway.depth_sweep import make_stack
+
+DEPTHS = (10, 20, 50)
+
+
+# --8<-- [start:lengths]
+def branch_jacobians(stack: nn.Sequential, x: Tensor) -> Tensor:
+    """J_k = ∂F_k/∂x where block k is reached, for every block and input."""
+    jacobians = []
+    for block in stack:
+        jacobians.append(vmap(jacrev(block.branch))(x))  # (N, d, d)
+        x = block(x)  # (N, d)
+    return torch.stack(jacobians)  # (L, N, d, d)
+
+
+def gradient_by_path_length(g: Tensor, jacobians: Tensor) -> Tensor:
+    """Expand g (I + J_L) ... (I + J_1); row k sums every path through k branches."""
+    L = len(jacobians)
+    terms = torch.zeros(L + 1, *g.shape, dtype=g.dtype)  # (L + 1, N, d)
+    terms[0] = g  # the one path that takes every shortcut
+    for J in jacobians.flip(0):  # from the output down to the input
+        terms[1:] += torch.einsum("knd,nde->kne", terms[:-1], J)  # one branch more
+    return terms
+
+
+def per_path_sizes(g: Tensor, jacobians: Tensor, paths: int, gen) -> Tensor:
+    """Mean ‖g J_a J_b ...‖ over random paths through k of the L branches, k = 0..L."""
+    L, N = jacobians.shape[:2]
+    k = torch.arange(L + 1).repeat_interleave(paths)  # (K,) each path's length
+    sizes = torch.zeros(L + 1, dtype=g.dtype)
+    for n in range(N):
+        takes = torch.rand(len(k), L, generator=gen).argsort(dim=1) < k[:, None]
+        v = g[n].expand(len(k), -1)  # (K, d); row p takes k[p] random branches
+        for b in reversed(range(L)):  # top block first
+            v = torch.where(takes[:, b, None], v @ jacobians[b, n], v)
+        sizes += v.norm(dim=1).view(L + 1, paths).mean(dim=1) / N
+    return sizes
+
+
+# --8<-- [end:lengths]
+
+
+@dataclass(frozen=True)
+class Depth:
+    """One stack: exactness of the split, and the gradient each path length carries."""
+
+    depth: int
+    max_relative_error: float  # sum of the rows against autograd's gradient
+    plain_relative_error: float  # the same rows against the plain stack's gradient
+    per_path: list[float]  # mean ‖path‖ for k = 0..L
+    contribution: list[float]  # C(L, k) · per_path[k]
+    effective_length: float  # mean k weighted by contribution
+    predicted_length: float  # L r / (1 + r), r = the branch's gain per path step
+
+
+@dataclass(frozen=True)
+class Result:
+    seed: int
+    default: dict[int, Depth]  # PyTorch's default init, depth -> Depth
+    he: Depth  # He init at the largest depth
+
+
+def relative_error(a: Tensor, b: Tensor) -> float:
+    return ((a - b).norm() / b.norm()).item()
+
+
+def one_stack(depth: int, init: str, seed: int, device: str, paths: int = 4) -> Depth:
+    torch.manual_seed(seed)
+    d, n = 128, 4
+    stack = make_stack(depth, d, True, init).double().to(device)
+    x = torch.randn(n, d, dtype=torch.float64, device=device)
+    jac = branch_jacobians(stack, x).cpu()
+    g = torch.ones(n, d, dtype=torch.float64)  # the loss is the sum of the outputs
+    terms = gradient_by_path_length(g, jac)
+    xg = x.clone().requires_grad_(True)
+    stack(xg).sum().backward()
+    torch.manual_seed(seed)
+    plain = make_stack(depth, d, False, init).double().to(device)  # the same branches
+    xp = x.clone().requires_grad_(True)
+    plain(xp).sum().backward()
+    gen = torch.Generator().manual_seed(seed)
+    size = per_path_sizes(g, jac, paths, gen).tolist()
+    share = [math.comb(depth, k) * s for k, s in enumerate(size)]
+    gain = (1 / 18) ** 0.5 if init == "default" else 2**0.5  # Part 3's per-branch gains
+    return Depth(
+        depth,
+        relative_error(terms.sum(0), xg.grad.cpu()),
+        relative_error(terms.sum(0), xp.grad.cpu()),
+        size,
+        share,
+        sum(k * c for k, c in enumerate(share)) / sum(share),
+        depth * gain / (1 + gain),
+    )
+
+
+def measure(device: str = "cpu", seed: int = 0) -> Result:
+    """Default init at every depth in DEPTHS; He init at the largest."""
+    default = {L: one_stack(L, "default", seed, device) for L in DEPTHS}
+    return Result(seed, default, one_stack(DEPTHS[-1], "he", seed, device))
+
+
+if __name__ == "__main__":
+    r = measure()
+    for L, s in r.default.items():
+        print(
+            f"default L={L}: paths sum to the gradient within {s.max_relative_error:.1e};"
+            f" gradient-weighted mean length {s.effective_length:.2f} (by count {L / 2})"
+        )
+    print(f"He init L={r.he.depth}: mean length {r.he.effective_length:.2f}")

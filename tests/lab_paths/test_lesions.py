@@ -1,0 +1,111 @@
+"""Claims of Lab 1 about deleting blocks of Part 1's trained nets, with and without drop-path (5 seeds)."""
+
+import statistics
+
+import pytest
+
+from snippets.lab_paths import lesions as snippet
+
+PAGE = "module/lab-why-it-trains.md"
+SEEDS = range(5)
+
+
+@pytest.fixture(scope="module")
+def runs(device):
+    return [snippet.measure(device, seed=s) for s in SEEDS]
+
+
+def nets(runs, name: str) -> list:
+    return [r.nets[name] for r in runs]
+
+
+def by_block(runs, name: str, what: str) -> list[float]:
+    """Median over the seeds of the error with block i deleted (or pair i swapped)."""
+    return [statistics.median(col) for col in zip(*(getattr(n, what) for n in nets(runs, name)), strict=True)]
+
+
+def mean(values: list[float]) -> float:
+    return sum(values) / len(values)
+
+
+def survives(net) -> None:
+    """Mean error over single-block deletions below 0.5; the last block's deletion below 0.25."""
+    assert mean(net.deleted) < 0.5 and net.deleted[-1] < 0.25, net.deleted
+
+
+def collapses(net) -> None:
+    """Every single-block deletion leaves the error above 0.7 (chance is 0.9)."""
+    assert min(net.deleted) > 0.7, net.deleted
+
+
+@pytest.mark.claim(
+    "Delete any one block of Part 1's trained 6-block plain net and its training error rises above 0.7 "
+    "(chance is 0.9); delete one of the trained residual net's and its mean error over the six deletions "
+    "stays below 0.5, below 0.25 for the last block, in every one of 5 seeds.",
+    page=PAGE,
+)
+def test_residual_net_survives_losing_a_block(claim, runs):
+    for net in nets(runs, "residual"):
+        survives(net)
+    for net in nets(runs, "plain"):
+        collapses(net)
+    claim.rejects(survives, runs[0].nets["plain"], because="the trained plain net")
+    claim.rejects(collapses, runs[0].nets["residual"], because="the trained residual net")
+    table = {"columns": ["block", "plain", "residual", "residual, drop-path"], "rows": []}
+    deleted = {name: by_block(runs, name, "deleted") for name in snippet.NETS}
+    for i in range(runs[0].blocks):
+        table["rows"].append([i + 1, *(deleted[name][i] for name in snippet.NETS)])
+    claim.record(
+        table=table,
+        deleted=deleted,
+        swapped={name: by_block(runs, name, "swapped") for name in snippet.NETS},
+        intact={name: statistics.median(n.intact for n in nets(runs, name)) for name in snippet.NETS},
+        blocks=runs[0].blocks,
+        weight_layers=2 * runs[0].blocks + 2,
+        seeds=len(runs),
+    )
+
+
+@pytest.mark.claim(
+    "Swap two neighbouring blocks of the trained residual net and its mean error over the five swaps stays "
+    "below 0.5 in every one of 5 seeds; every swap in the trained plain net leaves it above 0.7.",
+    page=PAGE,
+)
+def test_residual_net_survives_reordering(claim, runs):
+    def tolerates(net) -> None:
+        assert mean(net.swapped) < 0.5, net.swapped
+
+    for net in nets(runs, "residual"):
+        tolerates(net)
+    for net in nets(runs, "plain"):
+        assert min(net.swapped) > 0.7, net.swapped
+    claim.rejects(tolerates, runs[0].nets["plain"], because="the trained plain net")
+    claim.record(
+        residual_mean=statistics.median(mean(n.swapped) for n in nets(runs, "residual")),
+        plain_min=min(min(n.swapped) for n in nets(runs, "plain")),
+    )
+
+
+def deletion_cost(net) -> float:
+    return mean(net.deleted) - net.intact
+
+
+@pytest.mark.claim(
+    "Trained with drop-path, the residual net's mean error over single-block deletions exceeds its intact "
+    "error by less than 0.15 in every one of 5 seeds, against more than 0.2 for the same net trained "
+    "without it; the price is a higher intact training error.",
+    page=PAGE,
+)
+def test_drop_path_makes_deleting_a_block_cheap(claim, runs):
+    def cheap(net) -> None:
+        assert deletion_cost(net) < 0.15, (net.intact, net.deleted)
+
+    for dropped, plain_trained in zip(nets(runs, "drop-path"), nets(runs, "residual"), strict=True):
+        cheap(dropped)
+        assert deletion_cost(plain_trained) > 0.2, plain_trained.deleted
+        assert dropped.intact > plain_trained.intact, (dropped.intact, plain_trained.intact)
+    claim.rejects(cheap, runs[0].nets["residual"], because="the same net trained without drop-path")
+    claim.record(
+        cost={name: statistics.median(deletion_cost(n) for n in nets(runs, name)) for name in snippet.NETS},
+        top_drop=snippet.TOP_DROP,
+    )
