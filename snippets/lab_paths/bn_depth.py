@@ -16,7 +16,7 @@ from torch import Tensor, nn
 
 from snippets.degradation.training_curves import make_data, make_net
 
-BLOCKS, STEM = 500, 3
+BLOCKS, BATCH = 500, 128
 
 
 # --8<-- [start:writes]
@@ -77,7 +77,7 @@ def measure(
     device: str = "cpu", seed: int = 0, blocks: int = BLOCKS, variants=VARIANTS
 ) -> Result:
     """One He-initialised ResNet of Part 1's blocks: as built, without norm, SkipInit."""
-    x = make_data(seed)[0][:128].double().to(device)  # (N, 16)
+    x = make_data(seed)[0][:BATCH].double().to(device)  # (N, 16)
     torch.manual_seed(seed)
     built = make_net(blocks, residual=True).double().to(device)
     ratio, power = {}, {}

@@ -17,6 +17,7 @@ from torch.func import jacrev, vmap
 from snippets.gradient_highway.depth_sweep import make_stack
 
 DEPTHS = (10, 20, 50)
+WIDTH, INPUTS, PATHS = 128, 4, 4  # d, N, random paths per length and input
 
 
 # --8<-- [start:lengths]
@@ -80,9 +81,9 @@ def relative_error(a: Tensor, b: Tensor) -> float:
     return ((a - b).norm() / b.norm()).item()
 
 
-def one_stack(depth: int, init: str, seed: int, device: str, paths: int = 4) -> Depth:
+def one_stack(depth: int, init: str, seed: int, device: str) -> Depth:
     torch.manual_seed(seed)
-    d, n = 128, 4
+    d, n = WIDTH, INPUTS
     stack = make_stack(depth, d, True, init).double().to(device)
     x = torch.randn(n, d, dtype=torch.float64, device=device)
     jac = branch_jacobians(stack, x).cpu()
@@ -95,7 +96,7 @@ def one_stack(depth: int, init: str, seed: int, device: str, paths: int = 4) -> 
     xp = x.clone().requires_grad_(True)
     plain(xp).sum().backward()
     gen = torch.Generator().manual_seed(seed)
-    size = per_path_sizes(g, jac, paths, gen).tolist()
+    size = per_path_sizes(g, jac, PATHS, gen).tolist()
     share = [math.comb(depth, k) * s for k, s in enumerate(size)]
     gain = (1 / 18) ** 0.5 if init == "default" else 2**0.5  # Part 3's per-branch gains
     return Depth(

@@ -10,6 +10,9 @@ from snippets.lab_paths import paths as snippet
 PAGE = "module/lab-why-it-trains.md"
 SEEDS = range(5)
 DEEPEST = snippet.DEPTHS[-1]
+EXACT = 1e-12  # float64 rounding over a few hundred products stays far below this
+SHORT = 4  # "short": the gradient-weighted mean length stays below L / SHORT
+NEAR = 0.1  # the measured mean length is within 10% of the prediction
 
 
 @pytest.fixture(scope="module")
@@ -29,14 +32,22 @@ def stacks(runs) -> list:
 )
 def test_paths_sum_to_the_input_gradient(claim, runs):
     def adds_up(errors: list[float]) -> None:
-        assert max(errors) < 1e-12, errors
+        assert max(errors) < EXACT, errors
 
     exact = [s.max_relative_error for s in stacks(runs)]
     plain = [s.plain_relative_error for s in stacks(runs)]
     adds_up(exact)
     assert min(plain) > 1, plain
     claim.rejects(adds_up, plain, because="the plain stack of the same branches")
-    claim.record(max_error=max(exact), plain_error_min=min(plain), depths=list(snippet.DEPTHS), seeds=len(runs))
+    claim.record(
+        max_error=max(exact),
+        bound=EXACT,
+        plain_error_min=min(plain),
+        depths=list(snippet.DEPTHS),
+        width=snippet.WIDTH,
+        inputs=snippet.INPUTS,
+        seeds=len(runs),
+    )
 
 
 def share(values: list[float]) -> list[float]:
@@ -58,10 +69,10 @@ def median_share(stacks_: list) -> list[float]:
 )
 def test_short_paths_carry_the_gradient(claim, runs):
     def shallow(stack) -> None:
-        assert stack.effective_length < stack.depth / 4, (stack.depth, stack.effective_length)
+        assert stack.effective_length < stack.depth / SHORT, (stack.depth, stack.effective_length)
 
     def predicted(stack) -> None:
-        assert abs(stack.effective_length / stack.predicted_length - 1) < 0.1, stack.effective_length
+        assert abs(stack.effective_length / stack.predicted_length - 1) < NEAR, stack.effective_length
 
     for r in runs:
         for s in r.default.values():
@@ -93,5 +104,8 @@ def test_short_paths_carry_the_gradient(claim, runs):
         per_path_ratio=per_path[1] / per_path[0],
         branch_gain=(1 / 18) ** 0.5,
         paths_total=2**DEEPEST,
+        short=SHORT,
+        near=NEAR,
+        paths_per_length=snippet.INPUTS * snippet.PATHS,
         seeds=len(runs),
     )
