@@ -45,7 +45,7 @@ def lesions(values: Values) -> Any:
     ax.set_ylabel("training error")
     ax.set_ylim(0, 1)
     ax.set_title(f"Median of {v['seeds']} seeds")
-    ax.legend(loc="center right")
+    ax.legend(loc="upper right", bbox_to_anchor=(1, 0.85))
     fig.tight_layout()
     return fig
 
@@ -59,7 +59,7 @@ def shattered(values: Values) -> Any:
     for kind, color in (("plain", PLAIN), ("residual", RESIDUAL)):
         s = v["curves"][kind]
         top = max(abs(x) for x in s)
-        t = [-2 + 4 * i / (len(s) - 1) for i in range(len(s))]
+        t = [-2 + 4 * (v["curve_start"] + i) / (v["points"] - 1) for i in range(len(s))]
         axes[0].plot(t, [x / top for x in s], color=color, linewidth=1, label=kind)
     axes[0].set_xlabel("t (input x = t·v)")
     axes[0].set_ylabel("s(t) / max |s|")

@@ -28,7 +28,7 @@ TOP_DROP = 0.5  # p_L, the top block's drop probability
 
 # --8<-- [start:lesion]
 def delete_block(net: nn.Sequential, i: int) -> nn.Sequential:
-    """The trained net with block i taken out: its input goes straight to block i + 1."""
+    """The trained net without block i: its input goes straight to block i + 1."""
     return nn.Sequential(*(m for j, m in enumerate(net) if j != STEM + i))
 
 
@@ -44,7 +44,7 @@ def swap_blocks(net: nn.Sequential, i: int) -> nn.Sequential:
 
 # --8<-- [start:drop_path]
 class DropPath(nn.Module):
-    """Part 1's block, its branch skipped for a random share p of the training points."""
+    """Part 1's block, its branch skipped for a random share p of training points."""
 
     def __init__(self, block: ResidualBlock, p: float) -> None:
         super().__init__()

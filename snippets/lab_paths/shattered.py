@@ -16,7 +16,8 @@ from torch import Tensor, nn
 from snippets.degradation.training_curves import D_IN, make_net
 
 DEPTHS = (1, 2, 4, 8, 16, 32)
-CURVE_DEPTH, POINTS = 16, 1024
+CURVE_DEPTH, POINTS, WINDOW = 16, 1024, 128
+START = (POINTS - WINDOW) // 2  # the recorded stretch of s(t), around t = 0
 
 
 # --8<-- [start:shatter]
@@ -49,7 +50,7 @@ class Result:
 
     seed: int
     r: dict[str, dict[int, float]]
-    curves: dict[str, list[float]]  # s(t) at CURVE_DEPTH, every 8th point
+    curves: dict[str, list[float]]  # s(t) at CURVE_DEPTH, WINDOW points from START
 
 
 def measure(device: str = "cpu", seed: int = 0) -> Result:
@@ -63,7 +64,7 @@ def measure(device: str = "cpu", seed: int = 0) -> Result:
             s = gradient_along_line(net).cpu()
             r[kind][depth] = neighbour_correlation(s)
             if depth == CURVE_DEPTH:
-                curves[kind] = s[::8].tolist()
+                curves[kind] = s[START : START + WINDOW].tolist()
     return Result(seed, r, curves)
 
 

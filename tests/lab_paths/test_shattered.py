@@ -53,5 +53,6 @@ def test_residual_gradients_do_not_shatter(claim, runs):
         curves=runs[0].curves,
         curve_depth=snippet.CURVE_DEPTH,
         points=snippet.POINTS,
+        curve_start=snippet.START,
         seeds=len(runs),
     )
