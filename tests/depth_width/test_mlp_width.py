@@ -32,7 +32,7 @@ def test_doubling_hidden_width_doubles_block_weights(claim, counts):
     ratio_is(r.weight_ratio[HIDDEN], 2.0)
     assert 1.99 < r.total_ratio[HIDDEN] < 2.0
     ratio_is(r.macs_ratio[HIDDEN], 2.0)
-    claim.rejects(ratio_is, r.weight_ratio[HIDDEN], 4.0, because="the brief's 'quadruples'")
+    claim.rejects(ratio_is, r.weight_ratio[HIDDEN], 4.0, because="the belief that it quadruples")
     claim.record(
         table=table(r),
         weight_ratio=r.weight_ratio[HIDDEN],

@@ -52,8 +52,8 @@ def test_wide_resnet50_2_has_2_7x_resnet50_parameters_not_4x(claim, zoo):
     k50, kw = zoo.kernels["resnet50"], zoo.kernels["wide_resnet50_2"]
     assert kw["3x3"] == 4 * k50["3x3"]
     assert 1 < kw["1x1"] / k50["1x1"] < 2
-    claim.rejects(about_2_7x, 97e6 / zoo.counted["resnet50"], because="the brief's ~97M")
-    claim.rejects(about_2_7x, 4.0, because="the brief's 4×")
+    claim.rejects(about_2_7x, 97e6 / zoo.counted["resnet50"], because="97M parameters, four times ResNet-50's")
+    claim.rejects(about_2_7x, 4.0, because="4×, as if every layer doubled on both sides")
     claim.record(
         table=table(zoo),
         ratio=ratio(zoo, "wide_resnet50_2"),
@@ -79,8 +79,8 @@ def test_resnet101_and_152_parameter_ratios(claim, zoo):
     rounds_to(ratio(zoo, "resnet152"), 2.36)
     rounds_to(gain(zoo, "resnet101"), 1.24)
     rounds_to(gain(zoo, "resnet152"), 2.18)
-    claim.rejects(rounds_to, ratio(zoo, "resnet101"), 1.8, because="the brief's 1.8×")
-    claim.rejects(rounds_to, gain(zoo, "resnet101"), 1.4, because="the brief's +1.4 points")
+    claim.rejects(rounds_to, ratio(zoo, "resnet101"), 1.8, because="a rounded 1.8×")
+    claim.rejects(rounds_to, gain(zoo, "resnet101"), 1.4, because="+1.4 points, from ResNet-50 rounded to 76%")
     claim.record(
         ratio_101=ratio(zoo, "resnet101"),
         ratio_152=ratio(zoo, "resnet152"),
@@ -130,6 +130,6 @@ def test_densenet121_has_3_2x_fewer_parameters_and_slightly_lower_accuracy(claim
 
     fewer = 1 / ratio(zoo, "densenet121")
     fewer_and_slightly_worse(fewer, gain(zoo, "densenet121"))
-    claim.rejects(fewer_and_slightly_worse, fewer, 0.0, because="the brief's 'matches the accuracy'")
+    claim.rejects(fewer_and_slightly_worse, fewer, 0.0, because="equal accuracy")
     claim.rejects(fewer_and_slightly_worse, 4.0, gain(zoo, "densenet121"), because="4× parameter efficiency")
     claim.record(fewer=fewer, delta=gain(zoo, "densenet121"), params_m=zoo.counted["densenet121"] / 1e6)

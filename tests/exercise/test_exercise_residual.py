@@ -30,7 +30,7 @@ def run(code_or_file: list[str]) -> subprocess.CompletedProcess[str]:
 
 @pytest.mark.claim(
     "Run as downloaded, the starter stops at the training loop with a one-line 'fill in the training "
-    "loop' message and exit code 1, not a traceback (the brief's starter dies with an IndexError).",
+    "loop' message and exit code 1, not a traceback (a starter that indexes an empty list dies with an IndexError).",
     page=PAGE,
     cpu_only=LEARNER_CPU,
 )
@@ -43,12 +43,12 @@ def test_starter_stops_at_the_training_loop_with_guidance(claim):
 
     guides(result)
     brief = run(["-c", BRIEF_HARNESS])
-    claim.rejects(guides, brief, because="the brief's harness, which indexes an empty list")
+    claim.rejects(guides, brief, because="a harness that indexes the empty list an unfilled train() returns")
     claim.record(
         transcript="\n".join(["$ python exercise_residual.py", result.stdout.strip(), result.stderr.strip()]),
         stdout=result.stdout.strip(),
         stderr=result.stderr.strip(),
-        brief_error=brief.stderr.strip().splitlines()[-1],
+        stub_error=brief.stderr.strip().splitlines()[-1],
     )
 
 

@@ -25,8 +25,8 @@ def test_dense_width_is_k0_plus_l_times_k(claim, result):
 
     widths_are(result.widths, k0)
     widths_are({100: result.width_at_100}, k0)
-    claim.rejects(widths_are, {100: result.width_at_100}, 0, because="the brief's 100 × 32 = 3200")
-    claim.record(k0=k0, k=k, widths=result.widths, width_at_100=result.width_at_100, brief=100 * k)
+    claim.rejects(widths_are, {100: result.width_at_100}, 0, because="100 × 32 = 3200, leaving out the input's k0")
+    claim.record(k0=k0, k=k, widths=result.widths, width_at_100=result.width_at_100, l_times_k=100 * k)
 
 
 def table(r: snippet.Result) -> dict:
