@@ -139,7 +139,7 @@ def test_self_check_names_each_wrong_solutions_mistake(claim, tmp_path):
 def test_self_check_sends_the_starter_to_the_training_loop(claim):
     report = snippet.check(STARTER, say=None)
     fails_with_hint(report, "fill in the training loop")
-    claim.rejects(fails_with_hint, report, "IndexError", because="a starter that indexes an empty list and dies with an IndexError")
+    claim.rejects(fails_with_hint, report, "IndexError", because="a stub starter, which dies with an IndexError")
     claim.record(output=snippet.render(report))
 
 

@@ -22,7 +22,7 @@ def test_default_linear_init_is_not_he(claim, device):
     variance_is(r.default_variance, r.formula_default)
     variance_is(r.he_variance, r.formula_he)
     assert r.max_abs_weight <= r.bias_bound and r.max_abs_bias <= r.bias_bound
-    claim.rejects(variance_is, r.default_variance, r.formula_he, because="He's variance, which the default is often taken for")
+    claim.rejects(variance_is, r.default_variance, r.formula_he, because="He init, which the default is not")
     claim.record(
         fan_in=r.fan_in,
         default_variance=r.default_variance,
