@@ -5,24 +5,36 @@ from __future__ import annotations
 from typing import Any
 
 from sitekit.figures import Values, figure
+from sitekit.style import look
 
 RUNS = "deeper_plain_net_has_higher_training_loss"
-COLORS = {"plain, 8 layers": "#7f8c8d", "plain, 22 layers": "#c0392b", "residual, 22 layers": "#2c3e91"}
+# The two plain nets share plain's colour; the shallower is dotted, and each keeps its own marker.
+STYLES = {
+    "plain, 8 layers": {**look("plain").kw("plain, 8 layers"), "linestyle": ":", "marker": "^"},
+    "plain, 22 layers": look("plain").kw("plain, 22 layers"),
+    "residual, 22 layers": look("residual").kw("residual, 22 layers"),
+}
 
 
-@figure("degradation-training-curves", claims=[RUNS])
+@figure(
+    "degradation-training-curves",
+    claims=[RUNS],
+    caption="Mean training loss per epoch for three nets, median and min–max band over the seeds: "
+    "the deeper plain net trains worse than the shallower one, the residual net of the same depth best.",
+)
 def training_curves(values: Values) -> Any:
     import matplotlib.pyplot as plt
 
     curves = values[RUNS]["curves"]
-    fig, ax = plt.subplots(figsize=(7, 3.8))
+    fig, ax = plt.subplots(figsize=(6.8, 3.6))
     for net, band in curves.items():
         epochs = range(1, len(band["median"]) + 1)
-        ax.fill_between(epochs, band["min"], band["max"], color=COLORS[net], alpha=0.2, linewidth=0)
-        ax.plot(epochs, band["median"], color=COLORS[net], label=net)
+        style = STYLES[net]
+        ax.fill_between(epochs, band["min"], band["max"], color=style["color"], alpha=0.18, linewidth=0)
+        ax.plot(epochs, band["median"], markevery=2, markersize=5, **style)
     ax.set_yscale("log")
     ax.set_xlabel("epoch (8 steps each, same batches for every net)")
-    ax.set_ylabel("mean training loss of the epoch")
+    ax.set_ylabel("mean training loss")
     ax.set_title(f"Median and min–max over {values[RUNS]['seeds']} seeds")
     ax.legend(loc="lower left")
     fig.tight_layout()

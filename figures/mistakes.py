@@ -5,35 +5,40 @@ from __future__ import annotations
 from typing import Any
 
 from sitekit.figures import Values, figure
+from sitekit.style import look
 
 GROWTH = "stream_growth_by_block_50_follows_branch_energy"
-STYLE = {
-    "zero": ("zero-init last layer", "#2c3e91"),
-    "default": ("PyTorch default", "#27ae60"),
-    "he": ("He", "#c0392b"),
-}
+INITS = {"zero": "zeroed last layer", "default": "PyTorch default", "he": "He"}
 
 
-@figure("stream-growth-by-init", claims=[GROWTH])
+@figure(
+    "stream-growth-by-init",
+    claims=[GROWTH],
+    caption="The stream's norm relative to the input, block by block, for three initialisations of the "
+    "branches (median and min–max band over the seeds); thin dotted lines are the prediction "
+    "\\((1 + \\rho^2)^{l/2}\\), the dashed line marks a tenfold growth.",
+)
 def stream_growth_by_init(values: Values) -> Any:
     import matplotlib.pyplot as plt
 
     v = values[GROWTH]
-    fig, ax = plt.subplots(figsize=(7, 3.8))
-    for init, (label, color) in STYLE.items():
+    fig, ax = plt.subplots(figsize=(6.8, 3.8))
+    for init, label in INITS.items():
+        st = look(init)
         curve = v["curves"][init]
         blocks = curve["block"]
         med, lo, hi = zip(*curve["spread"], strict=True)
-        ax.fill_between(blocks, lo, hi, color=color, alpha=0.2, linewidth=0)
-        ax.plot(blocks, med, "-", color=color, label=f"{label} (median, min–max of {v['seeds']} seeds)")
+        ax.fill_between(blocks, lo, hi, color=st.color, alpha=0.2, linewidth=0)
+        ax.plot(blocks, med, markevery=max(1, len(blocks) // 8), **st.kw(label))
         rho2 = v["rho2"][init]
-        ax.plot(blocks, [(1 + rho2) ** (b / 2) for b in blocks], ":", color=color, linewidth=1)
-    ax.axhline(10, color="#555555", linestyle="--", linewidth=1)
-    ax.annotate("10×", (2, 10), textcoords="offset points", xytext=(0, 4), color="#555555")
+        ax.plot(blocks, [(1 + rho2) ** (b / 2) for b in blocks], ":", color=st.color, linewidth=1)
+    neutral = look("neutral").color
+    ax.axhline(10, color=neutral, linestyle="--", linewidth=1)
+    ax.annotate("10×", (blocks[0], 10), textcoords="offset points", xytext=(2, 4))
     ax.set_yscale("log")
-    ax.set_xlabel("block l")
-    ax.set_ylabel("‖h_l‖ / ‖x‖")
-    ax.set_title(f"Stream norm through {blocks[-1]} residual blocks (dotted: (1 + ρ²)^(l/2))")
-    ax.legend(loc="upper left", fontsize=8)
+    ax.set_xlabel("block $l$")
+    ax.set_ylabel(r"$\|h_l\| \,/\, \|x\|$")
+    ax.set_title(f"Through {blocks[-1]} residual blocks, {v['seeds']} seeds")
+    ax.legend(loc="upper left")
     fig.tight_layout()
     return fig

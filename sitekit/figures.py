@@ -18,12 +18,15 @@ import importlib
 import io
 import json
 import pkgutil
+import re
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
+from html import escape, unescape
 from pathlib import Path
 from typing import Any
 
+from sitekit import style as site_style
 from sitekit.claims import ROOT, Claim
 
 Values = dict[str, dict[str, Any]]
@@ -36,18 +39,29 @@ class FigureSpec:
     name: str
     claims: tuple[str, ...]
     draw: Callable[[Values], Any]
+    caption: str = ""  # what to see in it, shown under the figure as "Figure n. caption"
+    explore: Callable[[Values], dict[str, Any]] | None = None  # data for an explorable: recorded values only
 
 
 REGISTRY: dict[str, FigureSpec] = {}
 
 
-def figure(name: str, claims: list[str]) -> Callable[[Callable[[Values], Any]], Callable[[Values], Any]]:
-    """Register a figure function under `name`, drawn from `claims`."""
+def figure(
+    name: str,
+    claims: list[str],
+    caption: str = "",
+    explore: Callable[[Values], dict[str, Any]] | None = None,
+) -> Callable[[Callable[[Values], Any]], Callable[[Values], Any]]:
+    """Register a figure function under `name`, drawn from `claims` (none: a diagram drawn from code).
+
+    `explore`, where given, picks from the same recorded values the data an explorable on the page
+    shows (docs/assets/js/explorables.js); the static drawing stays as its fallback.
+    """
 
     def register(fn: Callable[[Values], Any]) -> Callable[[Values], Any]:
         if name in REGISTRY and REGISTRY[name].draw.__module__ != fn.__module__:
             raise ValueError(f"figure {name!r} is defined twice ({fn.__module__})")
-        REGISTRY[name] = FigureSpec(name, tuple(claims), fn)
+        REGISTRY[name] = FigureSpec(name, tuple(claims), fn, caption, explore)
         return fn
 
     return register
@@ -63,25 +77,10 @@ def load_all() -> dict[str, FigureSpec]:
 
 
 def style() -> None:
-    """One look for every figure; fixed salt and no dates so the SVG bytes repeat."""
-    import matplotlib
+    """One look for every figure (sitekit/style.py); fixed salt and no dates so the SVG bytes repeat."""
+    from sitekit import style as site_style
 
-    matplotlib.use("Agg")
-    matplotlib.rcParams.update(
-        {
-            "svg.hashsalt": "residual-stream",
-            "svg.fonttype": "none",
-            "font.family": "sans-serif",
-            "font.size": 11,
-            "axes.grid": True,
-            "grid.alpha": 0.3,
-            "axes.spines.top": False,
-            "axes.spines.right": False,
-            "figure.facecolor": "white",
-            "figure.dpi": 100,
-            "lines.linewidth": 2,
-        }
-    )
+    site_style.apply()
 
 
 CACHE = ROOT / "results" / "build" / "figures"
@@ -93,6 +92,8 @@ def draw(spec: FigureSpec, claims: dict[str, Claim]) -> bytes | None:
     Drawing is cached under results/build/figures by a hash of the figure's module source, the
     values it draws and the matplotlib version, so an unchanged figure is not drawn again.
     """
+    if not spec.claims:  # a diagram: drawn from (and checked against) code, not from records
+        return _render(spec, {})
     needed = {}
     for cid in spec.claims:
         c = claims.get(cid)
@@ -104,7 +105,12 @@ def draw(spec: FigureSpec, claims: dict[str, Claim]) -> bytes | None:
     module = sys.modules[spec.draw.__module__]
     key = hashlib.sha256(
         "\0".join(
-            [Path(module.__file__ or "").read_text(), json.dumps(needed, sort_keys=True), matplotlib.__version__]
+            [
+                Path(module.__file__ or "").read_text(),
+                json.dumps(needed, sort_keys=True),
+                matplotlib.__version__,
+                Path(site_style.__file__).read_text(),
+            ]
         ).encode()
     ).hexdigest()[:20]
     cached = CACHE / f"{spec.name}-{key}.svg"
@@ -123,10 +129,41 @@ def _render(spec: FigureSpec, needed: Values) -> bytes:
     import matplotlib.pyplot as plt
 
     fig = spec.draw(needed)
+    if isinstance(fig, str):  # already SVG (a diagram)
+        return fig.encode()
     buffer = io.BytesIO()
     fig.savefig(buffer, format="svg", bbox_inches="tight", metadata={"Date": None, "Creator": None})
     plt.close(fig)
-    return buffer.getvalue()
+    return site_style.themed(buffer.getvalue().decode()).encode()
 
 
-__all__ = ["REGISTRY", "ROOT", "FigureSpec", "Values", "draw", "figure", "load_all", "style"]
+# SVG bytes of every figure drawn in this build, by the site path it is published at (the hook fills it),
+# so that the `figure` macro can put the drawing itself into the page.
+DRAWN: dict[str, bytes] = {}
+
+_PROLOG = re.compile(r"^.*?(?=<svg\b)", re.S)
+_ID = re.compile(r'\bid="([^"]+)"')
+_REF = re.compile(r'(url\(#|href="#)([^")]+)')
+_OWN = re.compile(r"<title>.*?</title>|<desc>.*?</desc>|<style[^>]*>.*?</style>", re.S)  # replaced or page-wide
+_SIZE = re.compile(r'\s(width|height)="[^"]*"')
+
+
+def inline(svg: bytes, prefix: str, title: str, desc: str) -> str:
+    """An SVG ready to sit inside a page: no XML prolog, ids unique on the page, a title and a
+    description for screen readers, and sized by CSS (its viewBox keeps it sharp at any zoom)."""
+    text = _PROLOG.sub("", svg.decode(), count=1)
+    own = re.search(r"<desc>(.*?)</desc>", text, re.S)
+    if not desc and own:  # a diagram describes itself
+        desc = unescape(own[1])
+    text = _OWN.sub("", text)
+    text = _ID.sub(lambda m: f'id="{prefix}-{m[1]}"', text)
+    text = _REF.sub(lambda m: f"{m[1]}{prefix}-{m[2]}", text)
+    head, rest = text.split(">", 1)
+    head = _SIZE.sub("", head)
+    head += f' role="img" aria-labelledby="{prefix}-title {prefix}-desc" class="rs-svg"'
+    return (
+        f'{head}><title id="{prefix}-title">{escape(title)}</title><desc id="{prefix}-desc">{escape(desc)}</desc>{rest}'
+    ).strip()
+
+
+__all__ = ["DRAWN", "REGISTRY", "ROOT", "FigureSpec", "Values", "draw", "figure", "inline", "load_all", "style"]

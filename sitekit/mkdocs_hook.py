@@ -67,6 +67,7 @@ def on_files(files: Files, config: Any) -> Files:
                 continue
             uri = f"figures/{name}.svg" if device == "cpu" else f"figures/{name}.cuda.svg"
             files.append(File.generated(config, uri, content=svg))
+            figures.DRAWN[uri] = svg  # the `figure` macro puts the drawing itself into the page
             drawn.setdefault(name, {})[device] = uri
     _state["drawn"] = drawn
     for uri, source in PUBLISHED.items():

@@ -6,7 +6,8 @@ Macros (arguments are Python literals):
 - `{{ table("claim_id", "key", ".3g") }}`       a recorded {"columns": [...], "rows": [[...]]} table
 - `{{ error("claim_id", "key") }}`              an exception message captured from execution
 - `{{ code("claim_id", "key", "lang") }}`       a recorded string (e.g. generated BibTeX) as a code block
-- `{{ figure("name", "alt text") }}`            a figure drawn from recorded results (sitekit.figures)
+- `{{ figure("name", "alt text") }}`            a numbered figure drawn from recorded results (sitekit.figures)
+- `{{ figref("name") }}`                        "Figure n", linked, for a figure the page shows
 - `{{ claim("claim_id") }}`                     a link to the claim's entry in the ledger
 - `{{ ledger() }}`                              the ledger of every claim (the Claims page)
 
@@ -21,6 +22,7 @@ import os
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from html import escape
 from typing import Any
 
 from sitekit import contract
@@ -41,6 +43,8 @@ class Context:
     figures: dict[str, dict[str, str]] = field(default_factory=dict)  # name -> device -> uri
     strict: bool = True
     cited: set[str] = field(default_factory=set)
+    source: str = ""  # the page's Markdown, for figref()
+    figure_numbers: dict[str, int] = field(default_factory=dict)  # figure name -> its number on the page
 
     def link(self, target: str) -> str:
         """Relative link from this page to another docs path."""
@@ -167,21 +171,74 @@ def code(ctx: Context, cid: str, key: str, lang: str = "text") -> str:
     return f"``` {lang}\n{text}\n```"
 
 
+FIGURE_CALL = re.compile(r"\{\{\s*figure\(\s*(['\"])(?P<name>[^'\"]+)\1")
+MATH = re.compile(r"\\\(.+?\\\)")
+
+
+def _caption_html(text: str) -> str:
+    """Escaped caption text; inline math \\( ... \\) is left for KaTeX, as arithmatex leaves it."""
+    out, last = [], 0
+    for m in MATH.finditer(text):
+        out += [escape(text[last : m.start()]), f'<span class="arithmatex">{escape(m[0])}</span>']
+        last = m.end()
+    return "".join([*out, escape(text[last:])])
+
+
 @macro
-def figure(ctx: Context, name: str, alt: str) -> str:
+def figure(ctx: Context, name: str, alt: str, caption: str = "") -> str:
+    """One numbered <figure>: the SVG inline (so it follows the colour scheme), its caption, and for
+    an explorable the recorded values it shows, as JSON. Numbers run 1, 2, ... per page in order."""
+    import json
+
+    from sitekit.figures import DRAWN, REGISTRY, inline
+
     if name not in ctx.figures:
         raise ClaimError(
             f"docs/{ctx.page} shows figure {name!r}, which was not drawn: check its name in "
             "figures/*.py and that every claim it draws from passed (`nox -s tests`)."
         )
-    from sitekit.figures import REGISTRY
-
-    for cid in REGISTRY[name].claims:
-        verified(ctx, cid)
+    spec = REGISTRY[name]
+    values = {cid: verified(ctx, cid).values for cid in spec.claims}
+    numbers = ctx.figure_numbers
+    number = numbers.setdefault(name, len(numbers) + 1)
     drawn = ctx.figures[name]
-    cpu_block = f"![{alt}]({ctx.link(drawn['cpu'])})"
-    cuda_block = f"![{alt} (CUDA)]({ctx.link(drawn['cuda'])})" if "cuda" in drawn else None
-    return tabs(cpu_block, cuda_block, ctx)
+    devices = [("cpu", "CPU")]
+    if spec.claims and "cuda" in drawn and all(cuda_record(ctx, cid) for cid in spec.claims):
+        devices.append(("cuda", f"CUDA ({ctx.cuda_provenance.get('gpu', 'GPU')})"))
+    parts = []
+    for device, label in devices:
+        svg = DRAWN.get(drawn[device])
+        if svg is None:  # drawn, but not through this build's hook (a test): link the file
+            body = f'<img src="{ctx.link(drawn[device])}" alt="{escape(alt)}">'
+        else:
+            prefix = f"fig-{name}" + ("" if device == "cpu" else f"-{device}")
+            body = inline(svg, prefix, f"Figure {number}", alt)
+        if len(devices) > 1:
+            body = f'<div class="rs-figure-variant"><p class="rs-figure-device">{label}</p>{body}</div>'
+        parts.append(body)
+    data = ""
+    if spec.explore is not None:
+        payload = json.dumps(spec.explore(values), sort_keys=True).replace("</", "<\\/")
+        data = f'<script type="application/json" class="rs-explorable-data">{payload}</script>'
+    words = caption or spec.caption
+    figcaption = f'<span class="rs-figure-number">Figure {number}.</span> {_caption_html(words)}'.strip()
+    explorable = f' data-explorable="{name}"' if spec.explore is not None else ""
+    html = (
+        f'<figure class="rs-figure" id="figure-{name}"{explorable}>'
+        + "".join(parts)
+        + data
+        + f"<figcaption>{figcaption}</figcaption></figure>"
+    )
+    return "\n".join(line for line in html.splitlines() if line.strip())
+
+
+@macro
+def figref(ctx: Context, name: str) -> str:
+    """A link to a figure on this page by its number ("Figure 2"), wherever on the page it is shown."""
+    order = [m["name"] for m in FIGURE_CALL.finditer(ctx.source)]
+    if name not in order:
+        raise ClaimError(f"docs/{ctx.page}: figref({name!r}) names a figure this page does not show")
+    return f"[Figure {list(dict.fromkeys(order)).index(name) + 1}](#figure-{name})"
 
 
 @macro
@@ -304,6 +361,7 @@ def render(text: str, ctx: Context) -> str:
         indent = line[: len(line) - len(line.lstrip())]
         return "".join(out).replace("\n", "\n" + indent)
 
+    ctx.source = text  # figref() numbers figures by where the page shows them
     lines, fence = [], None
     for line in text.split("\n"):
         m = FENCE_LINE.match(line)

@@ -1,0 +1,125 @@
+"""The site's one figure style: what each thing is drawn in, on every plot, diagram and explorable.
+
+Colours are the Okabe–Ito palette (distinguishable with every common colour-vision deficiency),
+completed by three mid-luminance tones for the patterns it runs out on; each reads on Material's
+light and dark backgrounds. Every entry also has its own line style and marker, so no figure relies
+on colour alone. Text, axes and neutral lines (formulas, thresholds, predictions) are drawn in
+`currentColor`, and legend boxes in the page's background colour: an inline SVG then follows the
+reader's colour scheme, whichever way Material toggles it.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Look:
+    """How one thing is drawn: colour, matplotlib line style and marker, and its name in legends."""
+
+    color: str
+    line: str
+    marker: str
+    label: str
+
+    def kw(self, label: str | None = None, marker: bool = True) -> dict[str, object]:
+        """Keyword arguments for `ax.plot`."""
+        out: dict[str, object] = {"color": self.color, "linestyle": self.line, "label": label or self.label}
+        if marker:
+            out["marker"] = self.marker
+        return out
+
+
+# A sentinel drawn by matplotlib and rewritten to CSS afterwards; no figure uses these colours.
+INK = "#010203"  # -> currentColor: text, axes, ticks, grid, neutral lines
+PAPER = "#fdfcfb"  # -> the page background: legend boxes
+
+LOOKS: dict[str, Look] = {
+    # architectures
+    "plain": Look("#D55E00", "--", "s", "plain"),  # vermillion
+    "residual": Look("#0072B2", "-", "o", "residual"),  # blue
+    "dense": Look("#999933", "-.", "D", "dense (concatenation)"),  # olive
+    "highway": Look("#44AA99", "-", "h", "highway"),  # teal
+    "pre-norm": Look("#CC79A7", "-", "^", "pre-norm"),  # reddish purple
+    "post-norm": Look("#A6761D", ":", "v", "post-norm"),  # ochre
+    "wide": Look("#7E57C2", "--", "P", "wide"),  # violet
+    # initialisations
+    "default": Look("#56B4E9", "-", "d", "PyTorch default init"),  # sky blue
+    "he": Look("#E69F00", "-.", "*", "He init"),  # orange
+    "zero": Look("#009E73", "-", "v", "zeroed last layer"),  # bluish green
+    # neither: predictions, formulas, thresholds, references
+    "neutral": Look(INK, ":", "x", "predicted"),
+}
+
+
+def look(name: str) -> Look:
+    """The look of one named thing; an unknown name is an error, so no figure invents a colour."""
+    if name not in LOOKS:
+        raise KeyError(f"sitekit/style.py has no look {name!r}; add it to LOOKS (known: {sorted(LOOKS)})")
+    return LOOKS[name]
+
+
+RC = {
+    "svg.hashsalt": "residual-stream",
+    "svg.fonttype": "none",
+    "font.family": "sans-serif",
+    "font.sans-serif": ["DejaVu Sans"],
+    "mathtext.fontset": "dejavusans",
+    "font.size": 12,
+    "axes.titlesize": 12,
+    "axes.labelsize": 12,
+    "xtick.labelsize": 12,
+    "ytick.labelsize": 12,
+    "legend.fontsize": 11,
+    "legend.facecolor": PAPER,
+    "legend.edgecolor": INK,
+    "legend.framealpha": 0.85,
+    "text.color": INK,
+    "axes.labelcolor": INK,
+    "axes.edgecolor": INK,
+    "axes.titlecolor": INK,
+    "xtick.color": INK,
+    "ytick.color": INK,
+    "grid.color": INK,
+    "grid.alpha": 0.18,
+    "axes.grid": True,
+    "axes.spines.top": False,
+    "axes.spines.right": False,
+    "axes.facecolor": "none",
+    "figure.facecolor": "none",
+    "savefig.facecolor": "none",
+    "savefig.transparent": True,
+    "figure.dpi": 100,
+    "lines.linewidth": 2,
+    "lines.markersize": 6,
+    "patch.edgecolor": INK,
+}
+
+# The widest a figure may be (inches) so that it shows at 1:1 in the content column at 1280 px, where
+# 11 pt tick labels then stay above 9 pt.
+MAX_WIDTH = 6.8
+
+
+def apply() -> None:
+    """Set matplotlib to the site's style (Agg backend, fixed SVG salt, the colours above)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    matplotlib.rcdefaults()
+    matplotlib.rcParams.update(RC)
+
+
+_INK_RE = re.compile(re.escape(INK), re.I)
+_PAPER_RE = re.compile(re.escape(PAPER), re.I)
+
+
+def themed(svg: str) -> str:
+    """Rewrite the sentinel colours of a matplotlib SVG to CSS that follows the page's scheme."""
+    svg = _INK_RE.sub("currentColor", svg)
+    # A reader without DejaVu Sans gets a sans-serif of similar width, never the browser's serif default.
+    svg = svg.replace("font-family: 'DejaVu Sans'", "font-family: 'DejaVu Sans', Verdana, sans-serif")
+    return _PAPER_RE.sub("var(--md-default-bg-color, #fff)", svg)
+
+
+__all__ = ["INK", "LOOKS", "MAX_WIDTH", "PAPER", "Look", "apply", "look", "themed"]
