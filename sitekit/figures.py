@@ -166,4 +166,46 @@ def inline(svg: bytes, prefix: str, title: str, desc: str) -> str:
     ).strip()
 
 
-__all__ = ["DRAWN", "REGISTRY", "ROOT", "FigureSpec", "Values", "draw", "figure", "inline", "load_all", "style"]
+_NB_SVG = re.compile(r"<svg\b.*?</svg>", re.S)
+_NB_DESC = re.compile(r"<dc:description>(.*?)</dc:description>", re.S)
+
+
+def notebook_plots(html: str) -> str:
+    """A notebook page's SVG plots, made like the site's figures: colours that follow the scheme, and
+    the description the plot cell gave (savefig metadata "Description") as the plot's accessible name.
+    A plot without a description is an error: screen readers would get nothing."""
+
+    def one(m: re.Match[str]) -> str:
+        if "<metadata>" not in m[0]:  # an icon, not a plot
+            return m[0]
+        svg = re.sub(r"<style[^>]*>.*?</style>", "", site_style.themed(m[0]), flags=re.S)  # page-wide rules
+        desc = _NB_DESC.search(svg)
+        if desc is None:
+            raise ValueError(
+                "a notebook plot has no description: set InlineBackend.print_figure_kwargs "
+                '{"metadata": {"Description": "..."}} in its cell (see snippets/exercise/solution.py)'
+            )
+        head, rest = svg.split(">", 1)
+        return f'{head} role="img" class="rs-svg rs-notebook-plot"><title>{desc[1].strip()}</title>{rest}'
+
+    if "No description has been provided for this image" in html:
+        raise ValueError(
+            "a notebook plot is a bitmap without a description: make its cell draw SVG with one "
+            '(`%config InlineBackend.figure_formats = ["svg"]`, see snippets/exercise/solution.py)'
+        )
+    return _NB_SVG.sub(one, html)
+
+
+__all__ = [
+    "DRAWN",
+    "REGISTRY",
+    "ROOT",
+    "FigureSpec",
+    "Values",
+    "draw",
+    "figure",
+    "inline",
+    "load_all",
+    "notebook_plots",
+    "style",
+]

@@ -101,11 +101,13 @@ RC = {
 MAX_WIDTH = 6.8
 
 
-def apply() -> None:
-    """Set matplotlib to the site's style (Agg backend, fixed SVG salt, the colours above)."""
+def apply(agg: bool = True) -> None:
+    """Set matplotlib to the site's style (fixed SVG salt, the colours above); the build draws with Agg,
+    a notebook (agg=False) keeps its inline backend."""
     import matplotlib
 
-    matplotlib.use("Agg")
+    if agg:
+        matplotlib.use("Agg")
     matplotlib.rcdefaults()
     matplotlib.rcParams.update(RC)
 
