@@ -42,6 +42,7 @@ def add_share_vs_width(values: Values) -> Any:
 )
 def throughput(values: Values) -> Any:
     import matplotlib.pyplot as plt
+    from matplotlib.ticker import ScalarFormatter
 
     rows = values[WIDTH]["table"]["rows"]
     n = [r[0] for r in rows]
@@ -51,6 +52,8 @@ def throughput(values: Values) -> Any:
     ax.plot(n, [r[2] for r in rows], **look("wide").kw(label["wide-shallow"]))
     ax.set_xscale("log", base=2)
     ax.set_yscale("log")
+    ax.yaxis.set_major_formatter(ScalarFormatter())
+    ax.yaxis.set_minor_formatter(ScalarFormatter())
     ax.set_xlabel("tokens per batch $N$")
     ax.set_ylabel("training tokens per second")
     ax.legend()

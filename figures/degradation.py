@@ -16,6 +16,16 @@ STYLES = {
 }
 
 
+def _plain_ticks(ax: Any, values: list[float]) -> None:
+    """Log axis labelled at 1-2-5 steps in plain numbers, without minor labels that would collide."""
+    from matplotlib.ticker import NullFormatter
+
+    lo, hi = min(values), max(values)
+    steps = [m * 10.0**e for e in range(-3, 4) for m in (1, 2, 5)]
+    ax.set_yticks([s for s in steps if lo <= s <= hi], [f"{s:g}" for s in steps if lo <= s <= hi])
+    ax.yaxis.set_minor_formatter(NullFormatter())
+
+
 @figure(
     "degradation-training-curves",
     claims=[RUNS],
@@ -33,6 +43,7 @@ def training_curves(values: Values) -> Any:
         ax.fill_between(epochs, band["min"], band["max"], color=style["color"], alpha=0.18, linewidth=0)
         ax.plot(epochs, band["median"], markevery=2, markersize=5, **style)
     ax.set_yscale("log")
+    _plain_ticks(ax, [v for band in curves.values() for v in band["min"] + band["max"]])
     ax.set_xlabel("epoch (8 steps each, same batches for every net)")
     ax.set_ylabel("mean training loss")
     ax.set_title(f"Median and min–max over {values[RUNS]['seeds']} seeds")

@@ -32,7 +32,7 @@ def params_vs_top1(values: Values) -> Any:
         st = look(_family(name))
         ax.plot(params, acc, linestyle="none", marker=st.marker, color=st.color, markersize=8)
         # Labels sit left of points past the middle, right of the others, so none runs off the axes.
-        right = params < 50
+        right = params < 50 or name.startswith("Wide")
         ax.annotate(
             f"{name}\n({layers} layers)",
             (params, acc),
@@ -44,7 +44,7 @@ def params_vs_top1(values: Values) -> Any:
         )
     ax.set_xlabel("parameters (millions, counted from the built models)")
     ax.set_ylabel("top-1 accuracy (%)")
-    ax.set_xlim(0, 80)
+    ax.set_xlim(0, 100)
     lo, hi = min(r[4] for r in rows), max(r[4] for r in rows)
     ax.set_ylim(lo - 0.5, hi + 0.5)
     fig.tight_layout()

@@ -166,19 +166,20 @@ def inline(svg: bytes, prefix: str, title: str, desc: str) -> str:
     ).strip()
 
 
-_NB_SVG = re.compile(r"<svg\b.*?</svg>", re.S)
+_NB_IMG = re.compile(r'<img\b[^>]*?src="data:image/svg\+xml;base64,([A-Za-z0-9+/=\s]+)"[^>]*>')
 _NB_DESC = re.compile(r"<dc:description>(.*?)</dc:description>", re.S)
 
 
 def notebook_plots(html: str) -> str:
-    """A notebook page's SVG plots, made like the site's figures: colours that follow the scheme, and
-    the description the plot cell gave (savefig metadata "Description") as the plot's accessible name.
-    A plot without a description is an error: screen readers would get nothing."""
+    """A notebook page's plots, made like the site's figures: the SVG inline (mkdocs-jupyter shows it as
+    an <img> that cannot follow the colour scheme), its colours in CSS, and the description the plot
+    cell gave (savefig metadata "Description") as its accessible name. A plot without one is an error:
+    screen readers would get "No description has been provided for this image"."""
+    import base64
 
     def one(m: re.Match[str]) -> str:
-        if "<metadata>" not in m[0]:  # an icon, not a plot
-            return m[0]
-        svg = re.sub(r"<style[^>]*>.*?</style>", "", site_style.themed(m[0]), flags=re.S)  # page-wide rules
+        svg = _PROLOG.sub("", base64.b64decode(m[1]).decode(), count=1)
+        svg = re.sub(r"<style[^>]*>.*?</style>", "", site_style.themed(svg), flags=re.S)  # page-wide rules
         desc = _NB_DESC.search(svg)
         if desc is None:
             raise ValueError(
@@ -186,14 +187,16 @@ def notebook_plots(html: str) -> str:
                 '{"metadata": {"Description": "..."}} in its cell (see snippets/exercise/solution.py)'
             )
         head, rest = svg.split(">", 1)
+        head = _SIZE.sub("", head)
         return f'{head} role="img" class="rs-svg rs-notebook-plot"><title>{desc[1].strip()}</title>{rest}'
 
+    html = _NB_IMG.sub(one, html)
     if "No description has been provided for this image" in html:
         raise ValueError(
             "a notebook plot is a bitmap without a description: make its cell draw SVG with one "
             '(`%config InlineBackend.figure_formats = ["svg"]`, see snippets/exercise/solution.py)'
         )
-    return _NB_SVG.sub(one, html)
+    return html
 
 
 __all__ = [

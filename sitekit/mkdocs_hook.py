@@ -101,7 +101,14 @@ def on_page_content(html: str, page: Any, config: Any, files: Files) -> str:
     # include_source copies the .ipynb next to the page; this theme draws no button for it.
     name = os.path.basename(page.file.abs_src_path)
     button = f'<p><a class="md-button" href="{name}" download>Download the notebook ({name})</a></p>\n'
-    return button + figures.notebook_plots(NOTEBOOK_SCRIPTS.sub("", html))
+    html = NOTEBOOK_SCRIPTS.sub("", html)
+    try:
+        html = figures.notebook_plots(html)  # plots in the site's colours, with their descriptions
+    except ValueError as err:
+        if _state["strict"]:
+            raise PluginError(f"docs/{page.file.src_uri}: {err}") from None
+        log.warning(str(err))
+    return button + html
 
 
 def on_page_markdown(markdown: str, page: Any, config: Any, files: Files) -> str:

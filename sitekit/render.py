@@ -218,7 +218,7 @@ def figure(ctx: Context, name: str, alt: str, caption: str = "") -> str:
         parts.append(body)
     data = ""
     if spec.explore is not None:
-        payload = json.dumps(spec.explore(values), sort_keys=True).replace("</", "<\\/")
+        payload = json.dumps(spec.explore(values)).replace("</", "<\\/")
         data = f'<script type="application/json" class="rs-explorable-data">{payload}</script>'
     words = caption or spec.caption
     figcaption = f'<span class="rs-figure-number">Figure {number}.</span> {_caption_html(words)}'.strip()

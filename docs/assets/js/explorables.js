@@ -85,7 +85,8 @@
   function shell(figure, label) {
     var box = htmlEl("div", { class: "rs-explorable" });
     var controls = htmlEl("div", { class: "rs-x-controls" }, box);
-    var svg = svgEl("svg", { viewBox: "0 0 " + W + " " + H, role: "img", "aria-label": label, class: "rs-x-chart" }, box);
+    var scroll = htmlEl("div", { class: "rs-x-scroll" }, box);
+    var svg = svgEl("svg", { viewBox: "0 0 " + W + " " + H, role: "img", "aria-label": label, class: "rs-x-chart" }, scroll);
     var readout = htmlEl("dl", { class: "rs-x-readout", "aria-live": "polite" }, box);
     figure.insertBefore(box, figure.querySelector("figcaption"));
     figure.classList.add("rs-explorable-on");
@@ -98,8 +99,13 @@
     var shown = htmlEl("output", { for: id }, wrap);
     return { input: input, shown: shown, name: name };
   }
-  function row(readout, key, label, value, extra) {
-    htmlEl("dt", {}, readout, label);
+  function row(readout, ser, label, value, extra) {
+    var key = ser.key;
+    var dt = htmlEl("dt", {}, readout);
+    var swatch = svgEl("svg", { width: 28, height: 10, "aria-hidden": "true", class: "rs-x-swatch" }, dt);
+    svgEl("line", { x1: 0, y1: 5, x2: 28, y2: 5, style: "stroke: " + ser.color + "; stroke-width: 3; stroke-dasharray: " +
+      (DASH[ser.dash] || "") }, swatch);
+    dt.appendChild(document.createTextNode(" " + label));
     var dd = htmlEl("dd", { "data-series": key, "data-value": String(value) }, readout, fmt(value) + (extra || ""));
     return dd;
   }
@@ -135,7 +141,7 @@
       ui.readout.textContent = "";
       series.forEach(function (ser) {
         var i = state.index;
-        row(ui.readout, ser.key, ser.label + " at L = " + xs[i] + " (" + data.init_labels[state.init] + ")",
+        row(ui.readout, ser, ser.label + " at L = " + xs[i] + " (" + data.init_labels[state.init] + ")",
           ser.values[i], "  (seeds: " + fmt(ser.lo[i]) + " to " + fmt(ser.hi[i]) + ")");
       });
     }
@@ -173,7 +179,7 @@
       draw(ui.svg, { xs: xs, ticks: ticks, series: series, mark: state.index,
         xlabel: "block l", ylabel: "RMS(hₗ) / RMS(x), median" });
       series.forEach(function (ser) {
-        row(ui.readout, ser.key, ser.label + " at l = " + state.index, ser.values[state.index]);
+        row(ui.readout, ser, ser.label + " at l = " + state.index, ser.values[state.index]);
       });
     }
     update();

@@ -1,0 +1,130 @@
+"""The explorables: a reader moves the slider and flips the toggle; every value shown is a recorded one.
+
+Expected values are read here from results/cpu.json (what the claim tests recorded), not from the JSON
+the page carries, so a page that showed anything else would fail.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any
+
+from browser_tests.harness import ROOT, site_pages, soup
+
+RESULTS = ROOT / "results" / "cpu.json"
+GRADIENT = "input-gradient-vs-depth"
+STREAM = "stream-rms-vs-depth"
+SUP = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
+
+
+def recorded(cid: str) -> dict[str, Any]:
+    return json.loads(RESULTS.read_text())["claims"][cid]["values"]
+
+
+def shown(v: float) -> str:
+    """The site's notation for a value, three significant digits (as explorables.js writes it)."""
+    if v == 0:
+        return "0"
+    if 0.01 <= abs(v) < 10000:
+        return f"{float(f'{v:.3g}'):g}"
+    mantissa, exponent = f"{v:.2e}".split("e")
+    return f"{mantissa} × 10{str(int(exponent)).translate(SUP)}"
+
+
+def page_of(name: str) -> str:
+    found = [p for p in site_pages() if soup(p).select_one(f'figure[data-explorable="{name}"]') is not None]
+    assert found, f"no page shows the explorable {name!r}"
+    return found[0]
+
+
+def _open(new_context: Any, base_url: str, name: str, **options: Any) -> tuple[Any, Any]:
+    page = new_context(**options).new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(base_url + page_of(name), wait_until="load")
+    page.errors = errors
+    return page, page.locator(f"#figure-{name}")
+
+
+def _read(figure: Any, series: str) -> tuple[float, str]:
+    dd = figure.locator(f'dd[data-series="{series}"]')
+    return float(dd.get_attribute("data-value")), dd.inner_text()
+
+
+def _slide_to(figure: Any, index: int) -> None:
+    handle = figure.locator('input[type="range"]')
+    handle.focus()
+    handle.press("Home")
+    for _ in range(index):
+        handle.press("ArrowRight")
+    assert int(handle.input_value()) == index
+
+
+def test_gradient_explorable_shows_the_recorded_medians_at_every_depth(
+    new_context: Any, base_url: str, scheme: str
+) -> None:
+    page, figure = _open(new_context, base_url, GRADIENT, scheme=scheme)
+    assert figure.locator(".rs-explorable").is_visible()
+    assert not figure.locator("svg.rs-svg").first.is_visible()  # the static figure gives way
+    tables = {
+        "default": recorded("plain_stack_input_gradient_vanishes_by_depth_50")["table"],
+        "he": recorded("he_init_makes_both_stacks_explode")["table"],
+    }
+    for init, table in tables.items():
+        figure.locator(f'input[type="radio"][value="{init}"]').check()
+        for i, row in enumerate(table["rows"]):
+            _slide_to(figure, i)
+            assert figure.locator("output").inner_text() == str(row[0])
+            for series, column in (("plain", 1), ("residual", 4)):
+                value, text = _read(figure, series)
+                assert value == row[column], (init, row[0], series)
+                assert text.startswith(shown(row[column])), (text, shown(row[column]))
+                assert shown(row[column + 1]) in text and shown(row[column + 2]) in text  # the seeds' range
+    assert not page.errors
+
+
+def test_stream_explorable_shows_the_recorded_series_block_by_block(new_context: Any, base_url: str) -> None:
+    page, figure = _open(new_context, base_url, STREAM)
+    series = recorded("stream_growth_over_50_blocks_at_default_init")["series"]
+    boxes = figure.locator('input[type="checkbox"]')
+    assert boxes.count() == len(series)
+    for i in range(boxes.count()):
+        boxes.nth(i).check()
+    for block in (0, 1, 7, 25, len(series["residual"]) - 1):
+        _slide_to(figure, block)
+        for name, values in series.items():
+            value, text = _read(figure, name)
+            assert value == values[block], (name, block)
+            assert text.startswith(shown(values[block]))
+    boxes.nth(0).uncheck()
+    assert figure.locator(f'dd[data-series="{next(iter(series))}"]').count() == 0
+    assert not page.errors
+
+
+def test_without_javascript_the_static_figures_remain(new_context: Any, base_url: str) -> None:
+    for name in (GRADIENT, STREAM):
+        _, figure = _open(new_context, base_url, name, java_script_enabled=False)
+        static = figure.locator("svg.rs-svg").first
+        assert static.is_visible() and figure.locator(".rs-explorable").count() == 0
+        assert "Figure" in figure.locator("figcaption").inner_text()
+
+
+def test_figure_text_is_at_least_9pt_at_1280px(new_context: Any, base_url: str) -> None:
+    """Tick labels and legends of every plot, as displayed: 9 pt is 12 CSS px."""
+    small: list[str] = []
+    for path in site_pages():
+        if soup(path).select_one("figure.rs-figure svg.rs-svg") is None:
+            continue
+        page = new_context(java_script_enabled=False).new_page()
+        page.goto(base_url + path, wait_until="load")
+        sizes = page.evaluate(
+            """() => [...document.querySelectorAll('figure.rs-figure svg.rs-svg')].map(svg => {
+                const scale = svg.getBoundingClientRect().width / svg.viewBox.baseVal.width;
+                const sizes = [...svg.querySelectorAll('text, tspan')]
+                  .map(t => parseFloat(getComputedStyle(t).fontSize) * scale);
+                return [svg.closest('figure').id, Math.min(...sizes)];
+            })"""
+        )
+        small += [f"/{path} {fid}: {px:.1f}px" for fid, px in sizes if math.isfinite(px) and px < 11.5]
+    assert not small, f"figure text under 9 pt at 1280 px: {small}"
