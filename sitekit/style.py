@@ -44,6 +44,7 @@ LOOKS: dict[str, Look] = {
     "pre-norm": Look("#CC79A7", "-", "^", "pre-norm"),  # reddish purple
     "post-norm": Look("#A6761D", ":", "v", "post-norm"),  # ochre
     "wide": Look("#7E57C2", "--", "P", "wide"),  # violet
+    "drop-path": Look("#AA4499", "-.", "X", "drop-path"),  # purple
     # initialisations
     "default": Look("#56B4E9", "-", "d", "PyTorch default init"),  # sky blue
     "he": Look("#E69F00", "-.", "*", "He init"),  # orange
