@@ -115,9 +115,7 @@ def bn_writes(values: Values) -> Any:
     no_norm = {**look("residual").kw("same blocks, no BatchNorm (one seed)", marker=False), "linestyle": ":"}
     ax.plot(blocks, v["no_norm_ratio"], **no_norm)
     ax.plot(blocks, v["ratio"], **look("residual").kw(f"BatchNorm blocks (median of {v['seeds']} seeds)", marker=False))
-    ax.plot(
-        blocks, [b**-0.5 for b in blocks], **{**look("neutral").kw(r"$1/\sqrt{l}$", marker=False), "linestyle": "--"}
-    )
+    ax.plot(blocks, [b**-0.5 for b in blocks], **{**look("neutral").kw("1/√$l$", marker=False), "linestyle": "--"})
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlabel("block $l$")

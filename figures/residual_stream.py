@@ -48,13 +48,13 @@ def stream_rms_vs_depth(values: Values) -> Any:
         axes[0].plot(range(len(series[name])), series[name], markevery=10, **look(kind).kw(label))
     axes[0].set_title("PyTorch default init")
     axes[0].set_ylabel(r"RMS$(h_l)$ / RMS$(x)$")
-    axes[0].legend(loc="upper left", fontsize=10)
+    axes[0].legend(loc="upper left")
     for name in ("residual, He init", "residual"):
         kind, label = SERIES[name]
         axes[1].plot(range(len(series[name])), series[name], markevery=10, **look(kind).kw(label))
     axes[1].set_yscale("log")
     axes[1].set_title("log scale")
-    axes[1].legend(loc="upper left", fontsize=10)
+    axes[1].legend(loc="upper left")
     for ax in axes:
         ax.set_xlabel("block $l$")
     fig.tight_layout()
