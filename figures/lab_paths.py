@@ -17,7 +17,8 @@ WRITES = "batchnorm_block_writes_shrink_like_inverse_sqrt_depth"
     "lab-path-lengths",
     claims=[PATHS],
     caption="How the paths through a deep residual stack, and the gradient they carry, spread over path "
-    "length: most paths are long, but most of the gradient takes short ones.",
+    "length: the paths bunch around half the depth; with the default init the gradient travels mostly "
+    "on shorter paths, with He init on longer ones.",
 )
 def path_lengths(values: Values) -> Any:
     import matplotlib.pyplot as plt
