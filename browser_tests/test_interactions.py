@@ -129,7 +129,14 @@ def test_notebook_page_shows_its_figure(new_context: Any, base_url: str) -> None
         sizes = page.eval_on_selector_all(
             ".jupyter-wrapper img", "imgs => imgs.map(i => [i.complete ? i.naturalWidth : 0, i.currentSrc || i.src])"
         )
-        figures = [src for width, src in sizes if width >= 100]
+        # Plots are inline SVG (sitekit.figures.notebook_plots), named by the description their cell gave.
+        plots = page.eval_on_selector_all(
+            ".jupyter-wrapper svg[role='img']",
+            "svgs => svgs.map(s => [s.getBoundingClientRect().width, s.querySelector('title')?.textContent || ''])",
+        )
+        figures = [src for width, src in sizes if width >= 100] + [
+            name for width, name in plots if width >= 100 and name
+        ]
         assert figures, f"/{path} shows no figure from its notebook (images: {[(w, s[:60]) for w, s in sizes]})"
         assert not page.errors
 
