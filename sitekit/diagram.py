@@ -239,7 +239,9 @@ def svg(d: Diagram) -> str:
             y, width, height = y + h, max(width, w), y + h
     return (
         f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width:.0f} {height:.0f}" '
-        f'width="{width:.0f}" height="{height:.0f}" font-family="sans-serif" style="max-width: {width:.0f}px">'
+        f'width="{width:.0f}" height="{height:.0f}" font-family="sans-serif" style="max-width: {width:.0f}px"'
+        + (' data-wide=""' if width > 520 else "")  # on a phone it scrolls rather than shrink its text away
+        + ">"
         f"<title>{escape(d.title)}</title><desc>{escape(d.desc)}</desc>{''.join(parts)}</svg>\n"
     )
 
