@@ -16,12 +16,14 @@ Arguments after `--` go to the tool: `nox -s tests -- tests/gradient_highway -x`
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import nox
 
@@ -29,6 +31,7 @@ ROOT = Path(__file__).resolve().parent
 ENV = ROOT / ".nox" / "site"
 LOCK = ROOT / "requirements" / "lock.txt"
 PY = ENV / "bin" / "python"
+PIP = "pip==26.3"  # the pip inside .nox/site (the lock pins what it installs)
 
 nox.options.default_venv_backend = "none"
 nox.options.sessions = ["tests", "lint"]
@@ -51,26 +54,106 @@ def _base_python() -> str:
     raise RuntimeError("no Python 3.11 or 3.12 found; set SITE_PYTHON to one")
 
 
+def _lock_pin(name: str) -> str:
+    """`name==version` as requirements/lock.txt pins it."""
+    for line in LOCK.read_text(encoding="utf-8").splitlines():
+        if line.lower().startswith(f"{name}=="):
+            return line.strip()
+    raise RuntimeError(f"{name} is not pinned in {LOCK.relative_to(ROOT)}")
+
+
+def _uv(session: nox.Session | None = None) -> list[str] | None:
+    """A uv to build environments with: on PATH, else in nox's own Python, else pip-installed there
+    (at the lock's pin). None where it cannot be had: the caller falls back to pip."""
+    if os.environ.get("SITE_INSTALLER") == "pip":
+        return None
+    probe = [sys.executable, "-m", "uv", "--version"]
+    if subprocess.run(probe, capture_output=True, check=False).returncode == 0:
+        return [sys.executable, "-m", "uv"]
+    if shutil.which("uv"):
+        return ["uv"]
+    pin = _lock_pin("uv")
+    out = subprocess.run([sys.executable, "-m", "pip", "install", "-q", pin], capture_output=True, text=True)
+    if out.returncode == 0 and subprocess.run(probe, capture_output=True, check=False).returncode == 0:
+        return [sys.executable, "-m", "uv"]
+    if session is not None:
+        session.warn(f"could not install {pin} ({out.stderr.strip()[-200:]}); building the environment with pip")
+    return None
+
+
+def _pip_sources(python: str) -> list[str]:
+    """pip's configured indexes and find-links (pip.conf, PIP_* variables) as uv options: both installers
+    must see the same wheels (a machine may keep its torch wheel in a local find-links folder)."""
+    out = subprocess.run([python, "-m", "pip", "config", "list"], capture_output=True, text=True, check=False)
+    options: list[str] = []
+    for line in out.stdout.splitlines():
+        key, _, value = line.partition("=")
+        name = key.rsplit(".", 1)[-1]
+        flag = {"index-url": "--index-url", "extra-index-url": "--extra-index-url", "find-links": "--find-links"}
+        if name in flag:
+            for item in value.strip("'\"").split():
+                if [flag[name], item] != options[-2:] and item not in options:
+                    options += [flag[name], item]
+    return options
+
+
+def build_env(env: Path, installer: str, run: Any, *, cache: bool = True) -> None:
+    """Create `env` and install requirements/lock.txt into it with `installer` ("uv" or "pip")."""
+    base = _base_python()
+    py = str(env / "bin" / "python")
+    if installer == "uv":
+        uv = _uv()
+        if uv is None:
+            raise RuntimeError("uv is not available")
+        no_cache = [] if cache else ["--no-cache"]
+        if not Path(py).exists():  # an existing environment is updated in place (it may be in use)
+            run(*uv, "venv", "-q", *no_cache, "--python", base, str(env))
+        sources = [*_pip_sources(base), "--index-strategy", "unsafe-best-match"]  # pip's rule across indexes
+        run(*uv, "pip", "install", "-q", *no_cache, "--python", py, *sources, "-r", str(LOCK))
+        run(*uv, "pip", "install", "-q", *no_cache, "--python", py, *sources, PIP)  # for `pip` users
+    else:
+        no_cache = [] if cache else ["--no-cache-dir"]
+        if not Path(py).exists():
+            run(base, "-m", "venv", str(env))
+        run(py, "-m", "pip", "install", "-q", *no_cache, PIP)
+        run(py, "-m", "pip", "install", "-q", *no_cache, "-r", str(LOCK))
+
+
 def site_env(session: nox.Session) -> Path:
-    """Create or refresh .nox/site from the lock file; return its python."""
+    """Create or refresh .nox/site from the lock file (with uv where it can be had, else pip); return its python.
+
+    One shared environment, reinstalled only when requirements/lock.txt changes.
+    """
     stamp = ENV / ".lock-sha256"
     want = hashlib.sha256(LOCK.read_bytes()).hexdigest()
     if PY.exists() and stamp.exists() and stamp.read_text() == want:
         return PY
-    if not PY.exists():
-        session.run(_base_python(), "-m", "venv", str(ENV), external=True)
-    session.run(str(PY), "-m", "pip", "install", "-q", "pip==26.3", external=True)
-    session.run(str(PY), "-m", "pip", "install", "-q", "-r", str(LOCK), external=True)
+    installer = "uv" if _uv(session) else "pip"
+    session.log(f"building {ENV.relative_to(ROOT)} from {LOCK.relative_to(ROOT)} with {installer}")
+    build_env(ENV, installer, functools.partial(session.run, external=True))
     stamp.write_text(want)
     return PY
 
 
+def _fresh(session: nox.Session) -> tuple[list[str], list[str]]:
+    """Split `--fresh` off the session's arguments: (pytest flags it means, the other arguments)."""
+    rest = [a for a in session.posargs if a != "--fresh"]
+    return (["--fresh"] if len(rest) != len(session.posargs) else []), rest
+
+
+def _pytest_claims(session: nox.Session, py: Path, args: list[str], fresh: list[str]) -> None:
+    """Run claims with reuse (unless fresh) on every core (SITE_WORKERS=0 runs them in one process)."""
+    workers = os.environ.get("SITE_WORKERS", "auto")
+    parallel = [] if workers == "0" else ["-n", workers, "--dist", "loadfile"]
+    session.run(str(py), "-m", "pytest", "--device", "cpu", "--reuse", *fresh, *parallel, *args, external=True)
+
+
 @nox.session
 def tests(session: nox.Session) -> None:
-    """Run every claim on CPU and record results/cpu.json."""
+    """Run the CPU claims whose fingerprint changed (all with `-- --fresh`) and record results/cpu.json."""
     py = site_env(session)
-    args = session.posargs or ["tests"]
-    session.run(str(py), "-m", "pytest", "--device", "cpu", *args, external=True)
+    fresh, args = _fresh(session)
+    _pytest_claims(session, py, args or ["tests"], fresh)
 
 
 @nox.session
@@ -94,9 +177,10 @@ def tests_cuda(session: nox.Session) -> None:
 
 @nox.session(requires=["tests"])
 def docs(session: nox.Session) -> None:
-    """Build the verified site into site/ (strict); runs the CPU claims first."""
+    """Build the verified site into site/ (strict); runs the CPU claims first (`-- --fresh`: all of them)."""
     py = site_env(session)
-    session.run(str(py), "-m", "mkdocs", "build", "--strict", *session.posargs, external=True)
+    _, args = _fresh(session)
+    session.run(str(py), "-m", "mkdocs", "build", "--strict", *args, external=True)
 
 
 @nox.session
@@ -104,7 +188,7 @@ def serve(session: nox.Session) -> None:
     """Live preview; problems show on the page instead of stopping the server."""
     py = site_env(session)
     if not (ROOT / "results" / "cpu.json").exists():
-        session.run(str(py), "-m", "pytest", "--device", "cpu", "tests", external=True)
+        _pytest_claims(session, py, ["tests"], [])
     session.env["SITE_ALLOW_STALE"] = "1"
     args = session.posargs or ["-a", "127.0.0.1:8000"]
     session.run(str(py), "-m", "mkdocs", "serve", "--no-strict", *args, external=True)
@@ -130,12 +214,14 @@ def browser(session: nox.Session) -> None:
     site = os.environ.get("SITE_DIR")
     if not site:
         if not (ROOT / "results" / "cpu.json").exists():
-            session.run(str(py), "-m", "pytest", "--device", "cpu", "tests", external=True)
+            _pytest_claims(session, py, ["tests"], [])
         site = str(ROOT / ".nox" / "browser-site")
         shutil.rmtree(site, ignore_errors=True)
         session.run(str(py), "-m", "mkdocs", "build", "--strict", "-q", "-d", site, external=True)
     session.env["SITE_DIR"] = str(Path(site).resolve())
-    session.run(str(py), "-m", "pytest", "browser_tests", *session.posargs, external=True)
+    workers = os.environ.get("SITE_WORKERS", "auto")  # one Chromium per worker; a page's tests stay together
+    parallel = [] if workers == "0" else ["-n", workers, "--dist", "loadgroup"]
+    session.run(str(py), "-m", "pytest", *parallel, "browser_tests", *session.posargs, external=True)
 
 
 @nox.session

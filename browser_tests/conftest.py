@@ -12,6 +12,7 @@ from __future__ import annotations
 import functools
 import http.server
 import json
+import os
 import threading
 from collections.abc import Iterator
 from typing import Any
@@ -34,9 +35,18 @@ from browser_tests.harness import (
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     if "page_path" in metafunc.fixturenames:
         pages = site_pages()
-        metafunc.parametrize("page_path", pages, ids=[page_id(p) for p in pages])
+        # Under pytest-xdist (`--dist loadgroup`, as `nox -s browser` runs it) a page's tests share a
+        # worker, so each worker visits its own pages once (see Visits) in its own Chromium.
+        params = [pytest.param(p, marks=pytest.mark.xdist_group(f"page:{page_id(p)}")) for p in pages]
+        metafunc.parametrize("page_path", params, ids=[page_id(p) for p in pages])
     if "scheme" in metafunc.fixturenames:
         metafunc.parametrize("scheme", SCHEMES)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    if not hasattr(config, "workerinput"):  # the run's first process: forget the last run's weight rows
+        for part in SHOTS.glob("page-weight*.json"):
+            part.unlink()
 
 
 class _QuietHandler(http.server.SimpleHTTPRequestHandler):
@@ -95,22 +105,29 @@ def visits(browser: Any, base_url: str) -> Visits:
 
 
 WEIGHT_REPORT = SHOTS / "page-weight.json"
-_written: list[bool] = []
 
 
 @pytest.fixture(scope="session")
 def weight_report() -> Iterator[list[dict[str, Any]]]:
-    """Rows the weight test adds; written to screenshots/page-weight.json and printed at the end."""
-    WEIGHT_REPORT.unlink(missing_ok=True)
+    """Rows the weight test adds; each process writes its own part, printed and joined at the end."""
     rows: list[dict[str, Any]] = []
     yield rows
     SHOTS.mkdir(exist_ok=True)
-    WEIGHT_REPORT.write_text(json.dumps(sorted(rows, key=lambda r: r["page"]), indent=1) + "\n", encoding="utf-8")
-    _written.append(True)
+    worker = os.environ.get("PYTEST_XDIST_WORKER")
+    part = SHOTS / f"page-weight.{worker}.json" if worker else WEIGHT_REPORT
+    part.write_text(json.dumps(sorted(rows, key=lambda r: r["page"]), indent=1) + "\n", encoding="utf-8")
 
 
 def pytest_terminal_summary(terminalreporter: Any) -> None:
-    if not _written:  # the weight test did not run this time
+    if hasattr(terminalreporter.config, "workerinput"):
+        return
+    parts = sorted(SHOTS.glob("page-weight.*.json"))  # one per xdist worker
+    if parts:
+        rows = [row for part in parts for row in json.loads(part.read_text(encoding="utf-8"))]
+        WEIGHT_REPORT.write_text(json.dumps(sorted(rows, key=lambda r: r["page"]), indent=1) + "\n", encoding="utf-8")
+        for part in parts:
+            part.unlink()
+    if not WEIGHT_REPORT.is_file():  # the weight test did not run this time
         return
     rows = json.loads(WEIGHT_REPORT.read_text(encoding="utf-8"))
     kinds = ["html", "js", "css", "font", "image", "data"]

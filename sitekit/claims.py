@@ -81,30 +81,77 @@ def with_imports(*files: Path) -> list[Path]:
     return sorted(seen)
 
 
-_HASHES: dict[tuple[Path, int], str] = {}
+LOCK = ROOT / "requirements" / "lock.txt"
+_HASHES: dict[tuple[Path, str, str], str] = {}
+_PARTS: dict[Path, str] = {}
 
 
 def clear_cache() -> None:
     """Forget computed hashes (a long-running preview calls this before each rebuild)."""
     _HASHES.clear()
+    _PARTS.clear()
 
 
-def code_hash(test_file: Path) -> str:
-    """Content hash of everything a claim's outcome depends on in this repository (memoised)."""
-    key = (test_file.resolve(), test_file.stat().st_mtime_ns)
-    if key not in _HASHES:
-        _HASHES[key] = _code_hash(test_file)
-    return _HASHES[key]
+def conftest_files(test_file: Path) -> list[Path]:
+    """The conftest.py files pytest loads for `test_file` (tests/ and tests/<topic>/), with their imports."""
+    test_file = test_file.resolve()
+    found = [d / "conftest.py" for d in test_file.parents if d.is_relative_to(ROOT / "tests")]
+    return with_imports(*(p for p in found if p.is_file()))
 
 
-def _code_hash(test_file: Path) -> str:
+def torch_version() -> str:
+    """The installed torch's version, read without importing it (as torch.__version__ says it)."""
+    import importlib.metadata
+
+    try:
+        return importlib.metadata.version("torch")
+    except importlib.metadata.PackageNotFoundError:
+        return "none"
+
+
+def _digest(paths: list[Path]) -> str:
     digest = hashlib.sha256()
-    for path in code_files(test_file):
+    for path in paths:
         digest.update(str(path.relative_to(ROOT)).encode())
         digest.update(b"\0")
         digest.update(path.read_bytes())
         digest.update(b"\0")
     return digest.hexdigest()[:16]
+
+
+def fingerprint(test_file: Path, device: str, torch: str | None = None) -> dict[str, str]:
+    """What a claim's outcome depends on, part by part (the reuse decision says which part changed).
+
+    code: the test, its snippet and every snippets/ or tests/ module they import, transitively;
+    conftest: the conftest.py files pytest loads for the test (and their imports);
+    lock: requirements/lock.txt; torch: the torch that ran it; device: cpu or cuda.
+    """
+    test_file = test_file.resolve()
+    if test_file not in _PARTS:
+        _PARTS[test_file] = _digest(code_files(test_file)) + _digest(conftest_files(test_file))
+    if LOCK not in _PARTS:
+        _PARTS[LOCK] = hashlib.sha256(LOCK.read_bytes()).hexdigest()[:16] if LOCK.is_file() else "none"
+    both = _PARTS[test_file]
+    return {
+        "code": both[:16],
+        "conftest": both[16:],
+        "lock": _PARTS[LOCK],
+        "torch": torch or torch_version(),
+        "device": device,
+    }
+
+
+def code_hash(test_file: Path, device: str = "cpu", torch: str | None = None) -> str:
+    """Hash of everything a claim's outcome depends on (see `fingerprint`); memoised per process.
+
+    `torch` defaults to the installed one; a record is checked against the torch it ran on (a GPU
+    host's torch is not this machine's), so a torch upgrade on the same lock is caught by the lock.
+    """
+    key = (test_file.resolve(), device, torch or "")
+    if key not in _HASHES:
+        parts = fingerprint(test_file, device, torch)
+        _HASHES[key] = hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()[:16]
+    return _HASHES[key]
 
 
 @dataclass(frozen=True)
@@ -126,6 +173,10 @@ class Claim:
     counterfactuals: list[str]
     error: str | None = None
     cpu_only: str | None = None  # why the claim has no CUDA run (e.g. it checks a learner's CPU file)
+    # True when the last run reused this passing record (same fingerprint) instead of running the test;
+    # recorded_at stays the time the test last actually ran. A published build refuses reused records.
+    reused: bool = False
+    fingerprint: dict[str, str] | None = None  # the parts of `hash` (see claims.fingerprint)
 
     @property
     def test_file(self) -> Path:
@@ -135,7 +186,7 @@ class Claim:
         """The hash the claim's code has now, or None where its test file is gone."""
         if not self.test_file.is_file():
             return None
-        return code_hash(self.test_file)
+        return code_hash(self.test_file, self.device, self.torch)
 
     @property
     def stale(self) -> bool:
@@ -186,3 +237,64 @@ def merge(device: str, records: dict[str, dict[str, Any]], provenance: dict[str,
         tmp.write_text(json.dumps(data, indent=1, sort_keys=False) + "\n", encoding="utf-8")
         tmp.replace(path)
     return path
+
+
+# Why a claim test runs again instead of reusing its record (the run prints a count of each).
+FRESH, NEW, FAILED, CODE, ENVIRONMENT, OUTPUT = (
+    "fresh run requested",
+    "new",
+    "failed before",
+    "code changed",
+    "torch or lock changed",
+    "an output it writes is missing",
+)
+# Files a test writes that the build publishes: its record cannot stand in for them once they are gone.
+OUTPUTS = {"tests/exercise/test_solution.py": ("results/build/exercise-solution.ipynb",)}
+
+
+def rerun_reason(
+    test_file: Path, claim_ids: list[str], recorded: dict[str, Claim], device: str, fresh: bool = False
+) -> str | None:
+    """None when every claim of `test_file` may reuse its record; otherwise why the file runs again.
+
+    The unit is the test file: its claims share one fingerprint and, through module fixtures, one
+    experiment, so they run (and are recorded) together or not at all. Reuse needs, for every claim,
+    a passing record whose fingerprint equals the current one (code, conftest files, lock, torch,
+    device) and the file's published outputs in place.
+    """
+    if fresh:
+        return FRESH
+    records = [recorded.get(cid) for cid in claim_ids]
+    if not records or any(r is None for r in records):
+        return NEW
+    if any(r.status != "passed" for r in records if r is not None):
+        return FAILED
+    now = fingerprint(test_file, device)
+    for r in records:
+        assert r is not None
+        before = r.fingerprint or {}
+        if (before.get("code"), before.get("conftest")) != (now["code"], now["conftest"]):
+            return CODE
+        if (before.get("lock"), before.get("torch"), before.get("device")) != (now["lock"], now["torch"], device):
+            return ENVIRONMENT
+        if r.hash != code_hash(test_file, device):
+            return CODE
+    rel = test_file.resolve().relative_to(ROOT).as_posix()
+    if any(not (ROOT / out).is_file() for out in OUTPUTS.get(rel, ())):
+        return OUTPUT
+    return None
+
+
+def mark_reused(device: str, ids: list[str]) -> None:
+    """Mark records a run kept instead of re-running (their recorded_at stays the time they ran)."""
+    path = results_path(device)
+    with locked(path):
+        if not path.is_file():
+            return
+        data = json.loads(path.read_text(encoding="utf-8"))
+        for cid in ids:
+            if cid in data.get("claims", {}):
+                data["claims"][cid]["reused"] = True
+        tmp = path.with_suffix(".tmp")
+        tmp.write_text(json.dumps(data, indent=1, sort_keys=False) + "\n", encoding="utf-8")
+        tmp.replace(path)

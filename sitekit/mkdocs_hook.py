@@ -9,7 +9,6 @@ from __future__ import annotations
 import logging
 import os
 import re
-import shutil
 import sys
 from pathlib import Path
 from typing import Any
@@ -49,6 +48,13 @@ def on_config(config: Any) -> Any:
     )
     if not cpu and _state["strict"]:
         raise PluginError("results/cpu.json is missing: run `nox -s tests` first (`nox -s docs` does).")
+    reused = sorted(cid for cid, c in cpu.items() if c.reused)
+    if reused and os.environ.get("SITE_PUBLISH") == "1":
+        raise PluginError(
+            f"SITE_PUBLISH=1: {len(reused)} claims in results/cpu.json were reused from an earlier run "
+            f"instead of run ({', '.join(reused[:3])}{', ...' if len(reused) > 3 else ''}); a published "
+            "site comes from a fresh run: `SITE_PUBLISH=1 nox -s tests docs` (or `nox -s docs -- --fresh`)."
+        )
     return config
 
 
@@ -74,16 +80,25 @@ def on_files(files: Files, config: Any) -> Files:
         path = claims.ROOT / source
         if path.is_file():
             # A real file under a src_dir (not File.generated): mkdocs-jupyter's wrapper needs one.
-            staged = STAGE / uri
-            staged.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copyfile(path, tmp := staged.with_name(f".{staged.name}.{os.getpid()}"))
-            os.replace(tmp, staged)  # atomic: builds may run side by side
+            _stage(path, STAGE / uri)
             files.append(File(uri, str(STAGE), config.site_dir, config.use_directory_urls))
         elif _state["strict"]:
             raise PluginError(f"{source} is missing: the tests write it; run `nox -s tests` first.")
         else:
             log.warning(f"{source} is missing (run `nox -s tests`): docs/{uri} is left out")
     return files
+
+
+def _stage(source: Path, staged: Path) -> None:
+    """Copy `source` to `staged` only when its bytes differ: `mkdocs serve` watches results/, and a
+    rewrite of the same bytes would start another build, forever (one every few seconds)."""
+    data = source.read_bytes()
+    if staged.is_file() and staged.read_bytes() == data:
+        return
+    staged.parent.mkdir(parents=True, exist_ok=True)
+    tmp = staged.with_name(f".{staged.name}.{os.getpid()}")
+    tmp.write_bytes(data)
+    os.replace(tmp, staged)  # atomic: builds may run side by side
 
 
 # The notebook template adds MathJax (from `custom_mathjax_url`, empty here) and a loader that imports

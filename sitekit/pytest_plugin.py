@@ -20,6 +20,7 @@ import contextlib
 import datetime as dt
 import functools
 import math
+import os
 import platform
 import sys
 import time
@@ -60,12 +61,30 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="device every claim runs on; results go to results/<device>.json",
     )
     parser.addoption("--no-record", action="store_true", help="run claims without writing results/<device>.json")
+    parser.addoption(
+        "--reuse",
+        action="store_true",
+        help="keep a claim's passing record instead of running its test file again when the file's whole "
+        "fingerprint (code, conftest files, lock, torch, device) is unchanged (nox -s tests passes it)",
+    )
+    parser.addoption(
+        "--fresh",
+        action="store_true",
+        help="run every claim even with --reuse (also SITE_FRESH=1, CI=true and SITE_PUBLISH=1)",
+    )
 
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers", "claim(statement, page): a test that proves one sentence of a page (see sitekit)"
     )
+    if getattr(config.option, "dist", "no") in ("loadfile", "loadscope", "loadgroup"):
+        config.option.loadscopereorder = False  # keep the longest-first order the workers collect in
+    workers = _worker_count(config)
+    if workers > 1:  # pytest-xdist: the cores are shared between the workers, not handed to each
+        import torch
+
+        torch.set_num_threads(max(1, (os.cpu_count() or 1) // workers))
     if config.getoption("--device") == "cuda":
         import torch
 
@@ -200,6 +219,131 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         if off:
             config.hook.pytest_deselected(items=off)
             items[:] = [item for item in items if not _cpu_only(item)]
+    _reuse_passing_records(config, items)
+    if _worker_count(config) > 1:
+        _longest_first(config, items)
+
+
+# Reuse and parallel runs. `nox -s tests` passes --reuse: a test file whose claims all passed on the
+# same fingerprint is not run again; its claims are deselected (not reported as passes) and marked
+# `reused` in the results file, which keeps the time they last ran. Under pytest-xdist each worker
+# makes the same decision on the same files; the controller prints it once and marks the records.
+_REUSE: dict[str, Any] = {}
+_FROM_WORKERS: list[dict[str, Any]] = []
+_FILE_SECONDS: Counter[str] = Counter()
+_SECONDS_KEY = "sitekit/file-seconds"
+
+
+def _worker_count(config: pytest.Config) -> int:
+    """How many pytest-xdist workers share this run (0 outside a worker)."""
+    workerinput = getattr(config, "workerinput", None)
+    return int(workerinput.get("workercount", 1)) if workerinput is not None else 0
+
+
+def _is_controller(config: pytest.Config) -> bool:
+    return config.pluginmanager.has_plugin("dsession")
+
+
+def fresh_reason(config: pytest.Config | None = None) -> str | None:
+    """Why this run must not reuse records (a flag or the environment), or None."""
+    if config is not None and config.getoption("--fresh"):
+        return "--fresh"
+    for var in ("SITE_FRESH", "SITE_PUBLISH"):
+        if os.environ.get(var) == "1":
+            return f"{var}=1"
+    if os.environ.get("CI", "").lower() == "true":
+        return "CI=true"
+    return None
+
+
+def _reuse_passing_records(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if not config.getoption("--reuse"):
+        return
+    device = str(config.getoption("--device"))
+    fresh = fresh_reason(config)
+    recorded, _ = store.load(device)
+    by_file: dict[Path, list[pytest.Item]] = {}
+    for item in items:
+        if _marker(item) is not None:
+            by_file.setdefault(Path(item.path), []).append(item)
+    reused: list[pytest.Item] = []
+    files: dict[str, dict[str, Any]] = {}
+    reasons: Counter[str] = Counter()
+    for path, claim_items in by_file.items():
+        ids = [_describe(item)[0] for item in claim_items]
+        why = store.rerun_reason(path, ids, recorded, device, fresh=fresh is not None)
+        if why is None:
+            reused += claim_items
+            files[path.relative_to(store.ROOT).as_posix()] = {
+                "ids": ids,
+                "ran": min(recorded[cid].recorded_at for cid in ids),
+            }
+        else:
+            reasons[why] += len(ids)
+    _REUSE.update(files=files, reasons=dict(reasons), fresh=fresh, device=device)
+    if reused:
+        config.hook.pytest_deselected(items=reused)
+        gone = set(map(id, reused))
+        items[:] = [item for item in items if id(item) not in gone]
+
+
+def reuse_summary(reuse: dict[str, Any]) -> list[str]:
+    """The lines a run prints about what it reused and what it ran again, and why."""
+    files, reasons = reuse["files"], reuse["reasons"]
+    n_reused = sum(len(f["ids"]) for f in files.values())
+    why = ", ".join(f"{n} {reason}" for reason, n in sorted(reasons.items(), key=lambda kv: (-kv[1], kv[0])))
+    if reuse.get("fresh") and store.FRESH in reasons:
+        why = why.replace(store.FRESH, f"{store.FRESH} ({reuse['fresh']})")
+    lines = [
+        f"claims: {n_reused} reused from their last run (same fingerprint, passed), "
+        f"{sum(reasons.values())} re-run" + (f": {why}" if why else "")
+    ]
+    for path, info in sorted(files.items()):
+        lines.append(f"  reused {path}: {len(info['ids'])} claims, last ran {info['ran']} (not run now)")
+    if files:
+        lines.append("  (nox -s tests -- --fresh, or SITE_FRESH=1, runs every claim again)")
+    return lines
+
+
+def _file_seconds(config: pytest.Config) -> dict[str, float]:
+    """Seconds each test file took last time: this checkout's pytest cache, else recorded durations."""
+    seconds: Counter[str] = Counter()
+    recorded, _ = store.load(str(config.getoption("--device")))
+    for c in recorded.values():
+        seconds[c.test.split("::")[0]] += c.duration_s
+    cache = getattr(config, "cache", None)
+    if cache is not None:
+        seconds.update(cache.get(_SECONDS_KEY, {}))  # measured wall time per file wins where known
+    return dict(seconds)
+
+
+def _longest_first(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Order test files for xdist's file scheduler so that the long ones start first.
+
+    The scheduler hands each worker two files, then one more whenever it frees up: give each worker
+    one of the longest files plus one of the shortest, then the rest longest first.
+    """
+    seconds = _file_seconds(config)
+    files = list(dict.fromkeys(item.nodeid.split("::")[0] for item in items))
+    ranked = sorted(files, key=lambda f: -seconds.get(f, 0.0))
+    n = _worker_count(config)
+    head, tail = ranked[:n], ranked[n:]
+    order = head + tail[-n:] + tail[:-n] if len(tail) > n else head + tail
+    rank = {f: i for i, f in enumerate(order)}
+    items.sort(key=lambda item: rank[item.nodeid.split("::")[0]])
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    """Wall time per test file (the controller sees every worker's reports)."""
+    _FILE_SECONDS[report.nodeid.split("::")[0]] += report.duration
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node: Any, error: object | None) -> None:
+    """pytest-xdist: a worker finished; keep what it measured for the controller's report."""
+    out = getattr(node, "workeroutput", {}).get("sitekit")
+    if out is not None:
+        _FROM_WORKERS.append(out)
 
 
 @pytest.hookimpl(wrapper=True)
@@ -234,12 +378,14 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):  
         "status": status,
         "device": device,
         "torch": torch.__version__,
-        "hash": store.code_hash(test_file),
+        "hash": store.code_hash(test_file, device, torch.__version__),
         "recorded_at": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
         "duration_s": round(time.perf_counter() - item.stash.get(_START, time.perf_counter()), 3),
         "counterfactuals": handle.counterfactuals if handle else [],
         "cpu_only": _cpu_only(item),
         "error": None if status == "passed" else str(report.longrepr)[-2000:],
+        "reused": False,
+        "fingerprint": store.fingerprint(test_file, device, torch.__version__),
     }
     return report
 
@@ -328,26 +474,71 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None):  #
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:
-    repeated = {key: n for key, n in _CALLS.items() if n > 1}
-    if repeated:
-        reporter = session.config.pluginmanager.get_plugin("terminalreporter")
-        for (module, args), n in sorted(repeated.items()):
-            message = (
-                f"{module}.measure{args} ran {n} times in one test run: share one result between the claims "
-                "with a module-scoped fixture (an experiment runs once per build)"
-            )
-            if reporter is not None:
-                reporter.write_line(f"ERROR {message}", red=True)
-        session.exitstatus = pytest.ExitCode.TESTS_FAILED
-    reporter = session.config.pluginmanager.get_plugin("terminalreporter")
-    if _COMPUTE and reporter is not None:
-        top = ", ".join(f"{name.removeprefix('snippets.')} {t:.1f}" for name, t in _COMPUTE.most_common(4))
-        reporter.write_line(f"snippet compute: {sum(_COMPUTE.values()):.1f} s (largest: {top})")
-    if not _RECORDS or session.config.getoption("--no-record"):
+    config = session.config
+    device = str(config.getoption("--device"))
+    record = bool(_RECORDS) and not config.getoption("--no-record")
+    path = store.merge(device, dict(_RECORDS), provenance(device)) if record else None
+    if hasattr(config, "workerinput"):  # an xdist worker: hand the controller what it saw
+        config.workeroutput["sitekit"] = {
+            "calls": [[module, args, n] for (module, args), n in _CALLS.items()],
+            "compute": dict(_COMPUTE),
+            "recorded": {cid: r["status"] for cid, r in _RECORDS.items()} if record else {},
+            "reuse": dict(_REUSE),
+        }
         return
-    device = str(session.config.getoption("--device"))
-    path = store.merge(device, dict(_RECORDS), provenance(device))
-    reporter = session.config.pluginmanager.get_plugin("terminalreporter")
-    if reporter is not None:
-        failed = sum(r["status"] != "passed" for r in _RECORDS.values())
-        reporter.write_line(f"recorded {len(_RECORDS)} claims ({failed} not passing) in {path.relative_to(store.ROOT)}")
+    calls, compute = Counter(_CALLS), Counter(_COMPUTE)
+    recorded = {cid: r["status"] for cid, r in _RECORDS.items()} if record else {}
+    reuse = dict(_REUSE)
+    for out in _FROM_WORKERS:
+        calls.update({(module, args): n for module, args, n in out["calls"]})
+        compute.update(out["compute"])
+        recorded.update(out["recorded"])
+        reuse = reuse or out["reuse"]
+    _report(session, calls, compute, recorded, reuse, path)
+
+
+def _report(
+    session: pytest.Session,
+    calls: Counter[tuple[str, str]],
+    compute: Counter[str],
+    recorded: dict[str, str],
+    reuse: dict[str, Any],
+    path: Path | None,
+) -> None:
+    """Printed once per run (by the controller under xdist): repeats, compute, reuse, what was recorded."""
+    config = session.config
+    reporter = config.pluginmanager.get_plugin("terminalreporter")
+
+    def say(line: str, **markup: bool) -> None:
+        if reporter is not None:
+            reporter.ensure_newline()
+            reporter.write_line(line, **markup)
+
+    repeated = {key: n for key, n in calls.items() if n > 1}
+    for (module, args), n in sorted(repeated.items()):
+        say(
+            f"ERROR {module}.measure{args} ran {n} times in one test run: share one result between the claims "
+            "with a module-scoped fixture (an experiment runs once per build)",
+            red=True,
+        )
+    if repeated:
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+    if compute:
+        top = ", ".join(f"{name.removeprefix('snippets.')} {t:.1f}" for name, t in compute.most_common(4))
+        say(f"snippet compute: {sum(compute.values()):.1f} s (largest: {top})")
+    if reuse:
+        for line in reuse_summary(reuse):
+            say(line)
+        ids = [cid for info in reuse["files"].values() for cid in info["ids"]]
+        if ids and not config.getoption("--no-record"):
+            store.mark_reused(reuse["device"], ids)
+        if ids and session.exitstatus == pytest.ExitCode.NO_TESTS_COLLECTED:
+            session.exitstatus = pytest.ExitCode.OK  # everything selected was reused: nothing to run
+    if recorded:
+        failed = sum(status != "passed" for status in recorded.values())
+        where = path or store.results_path(str(config.getoption("--device")))
+        shown = where.relative_to(store.ROOT) if where.is_relative_to(store.ROOT) else where
+        say(f"recorded {len(recorded)} claims ({failed} not passing) in {shown}")
+    cache = getattr(config, "cache", None)
+    if cache is not None and _FILE_SECONDS:
+        cache.set(_SECONDS_KEY, {**cache.get(_SECONDS_KEY, {}), **{k: round(v, 2) for k, v in _FILE_SECONDS.items()}})

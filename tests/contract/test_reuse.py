@@ -1,0 +1,185 @@
+"""Reusing proven claims: a record stands in for a run only while everything it depends on is unchanged.
+
+A claim's fingerprint covers its code (test, snippet and their snippets./tests. imports), the conftest
+files pytest loads for it, requirements/lock.txt, the torch that ran it and the device. `nox -s tests`
+reuses a test file's passing records while that fingerprint matches; every kind of change, a failure,
+a new claim or `--fresh` runs it again; a published build refuses reused records.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from sitekit import claims
+
+ROOT = claims.ROOT
+TEST = ROOT / "tests" / "gradient_highway" / "test_add_node.py"
+CID = "add_node_passes_upstream_gradient_unchanged"
+TORCH = claims.torch_version()
+
+
+def proven(**changes: object) -> claims.Claim:
+    """A passing record of TEST's claim with today's fingerprint, unless told otherwise."""
+    fingerprint = claims.fingerprint(TEST, "cpu")
+    base = claims.Claim(
+        id=CID,
+        statement="s",
+        page="module/gradient-highway.md",
+        snippet="snippets/gradient_highway/add_node.py",
+        test=f"tests/gradient_highway/test_add_node.py::test_{CID}",
+        values={},
+        status="passed",
+        device="cpu",
+        torch=TORCH,
+        hash=claims.code_hash(TEST, "cpu", TORCH),
+        recorded_at="2026-11-29T00:00:00+00:00",
+        duration_s=0.1,
+        counterfactuals=["c"],
+        fingerprint=fingerprint,
+    )
+    return dataclasses.replace(base, **changes)
+
+
+def reason(record: claims.Claim | None, fresh: bool = False) -> str | None:
+    return claims.rerun_reason(TEST, [CID], {CID: record} if record else {}, "cpu", fresh=fresh)
+
+
+def test_a_passing_record_with_the_same_fingerprint_is_reused():
+    assert reason(proven()) is None
+
+
+def test_a_fresh_run_reruns_even_a_matching_record():
+    assert reason(proven(), fresh=True) == claims.FRESH
+
+
+def test_a_claim_without_a_record_runs():
+    assert reason(None) == claims.NEW
+
+
+def test_a_claim_that_failed_before_runs_again():
+    assert reason(proven(status="failed")) == claims.FAILED
+
+
+@pytest.mark.parametrize(
+    ("part", "why"),
+    [
+        ("code", claims.CODE),
+        ("conftest", claims.CODE),
+        ("lock", claims.ENVIRONMENT),
+        ("torch", claims.ENVIRONMENT),
+        ("device", claims.ENVIRONMENT),
+    ],
+)
+def test_each_part_of_the_fingerprint_that_changed_reruns_the_claim(part, why):
+    old = {**claims.fingerprint(TEST, "cpu"), part: "something else"}
+    assert reason(proven(fingerprint=old)) == why
+
+
+def test_a_record_from_before_fingerprints_runs_again():
+    assert reason(proven(fingerprint=None)) == claims.CODE
+
+
+def test_the_fingerprint_reads_the_topic_conftest_the_lock_and_torch(tmp_path, monkeypatch):
+    mistakes = ROOT / "tests" / "mistakes" / "test_inplace_add.py"
+    assert ROOT / "tests" / "mistakes" / "conftest.py" in claims.conftest_files(mistakes)
+    assert claims.fingerprint(TEST, "cpu")["torch"] == TORCH
+    before = claims.code_hash(TEST, "cpu")
+    assert claims.code_hash(TEST, "cuda") != before  # the device is part of it
+    assert claims.code_hash(TEST, "cpu", "0.0.1") != before  # so is the torch that ran it
+    lock = tmp_path / "lock.txt"
+    lock.write_text(claims.LOCK.read_text() + "extra==1.0\n")
+    monkeypatch.setattr(claims, "LOCK", lock)
+    claims.clear_cache()
+    try:
+        assert claims.code_hash(TEST, "cpu") != before  # a changed lock file
+        assert reason(proven(fingerprint={**claims.fingerprint(TEST, "cpu"), "lock": "x"})) == claims.ENVIRONMENT
+    finally:
+        monkeypatch.undo()
+        claims.clear_cache()
+
+
+def test_a_missing_published_output_reruns_the_test_that_writes_it(monkeypatch):
+    rel = TEST.relative_to(ROOT).as_posix()
+    monkeypatch.setitem(claims.OUTPUTS, rel, ("results/build/no-such-file.ipynb",))
+    assert reason(proven()) == claims.OUTPUT
+
+
+def test_old_result_files_load_without_the_new_fields(tmp_path, monkeypatch):
+    entry = {k: v for k, v in dataclasses.asdict(proven()).items() if k not in ("reused", "fingerprint")}
+    (tmp_path / "cpu.json").write_text(json.dumps({"schema": 1, "claims": {CID: entry}}))
+    monkeypatch.setenv("SITE_RESULTS_DIR", str(tmp_path))
+    loaded, _ = claims.load("cpu")
+    assert loaded[CID].reused is False and loaded[CID].fingerprint is None
+
+
+# The same decision, end to end: pytest run three times on one claim file into a scratch results dir.
+
+
+def run_pytest(results: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
+    base = {k: v for k, v in os.environ.items() if k not in ("CI", "SITE_FRESH", "SITE_PUBLISH")}
+    return subprocess.run(
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "--device", "cpu", *args, str(TEST)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        env={**base, "SITE_RESULTS_DIR": str(results), **env},
+        check=False,
+    )
+
+
+def test_a_second_run_reuses_and_says_so_and_fresh_or_ci_runs_again(tmp_path):
+    first = run_pytest(tmp_path, "--reuse")
+    assert first.returncode == 0, first.stdout[-2000:]
+    assert "0 reused from their last run" in first.stdout and "1 re-run: 1 new" in first.stdout
+    ran = json.loads((tmp_path / "cpu.json").read_text())["claims"][CID]
+    assert ran["reused"] is False and ran["fingerprint"] == claims.fingerprint(TEST, "cpu", ran["torch"])
+
+    second = run_pytest(tmp_path, "--reuse")
+    assert second.returncode == 0, second.stdout[-2000:]
+    assert "1 reused from their last run" in second.stdout and "1 deselected" in second.stdout
+    assert "1 passed" not in second.stdout  # a reused claim is not reported as a pass of this run
+    kept = json.loads((tmp_path / "cpu.json").read_text())["claims"][CID]
+    assert kept["reused"] is True and kept["recorded_at"] == ran["recorded_at"]  # when it last actually ran
+
+    for extra, env, why in (
+        (["--fresh"], {}, "(--fresh)"),
+        ([], {"CI": "true"}, "(CI=true)"),
+        ([], {"SITE_FRESH": "1"}, "(SITE_FRESH=1)"),
+    ):
+        again = run_pytest(tmp_path, "--reuse", *extra, **env)
+        assert again.returncode == 0, again.stdout[-2000:]
+        assert f"1 re-run: 1 fresh run requested {why}" in again.stdout and "1 passed" in again.stdout
+        assert json.loads((tmp_path / "cpu.json").read_text())["claims"][CID]["reused"] is False
+
+
+def test_a_published_build_refuses_reused_records(tmp_path):
+    record = {**dataclasses.asdict(proven()), "reused": True}
+    (tmp_path / "cpu.json").write_text(json.dumps({"schema": 1, "claims": {CID: record}}))
+    env = {**os.environ, "SITE_RESULTS_DIR": str(tmp_path), "NO_MKDOCS_2_WARNING": "1", "SITE_PUBLISH": "1"}
+    out = subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "-d", str(tmp_path / "site")],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        env=env,
+        check=False,
+    )
+    assert out.returncode != 0
+    assert f"SITE_PUBLISH=1: 1 claims in results/cpu.json were reused from an earlier run instead of run ({CID})" in (
+        out.stderr
+    )
+    assert "a published site comes from a fresh run" in out.stderr
+
+
+def test_ci_runs_fresh_and_publishes_only_a_fresh_run():
+    ci = (ROOT / ".ci" / "run").read_text()
+    assert "SITE_FRESH=1" in ci or "--fresh" in ci
+    workflow = (ROOT / ".github" / "workflows" / "ci.yml").read_text()
+    assert 'SITE_PUBLISH: "1"' in workflow
