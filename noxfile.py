@@ -1,17 +1,23 @@
 """Sessions that verify and build the site.
 
-    nox -s tests        every claim on CPU            -> results/cpu.json
+    nox -s tests        contract tests and every claim on CPU -> results/cpu.json
     nox -s tests_cuda   every claim on CUDA           -> results/cuda.json (fails without a GPU)
-    nox -s docs         tests, then mkdocs build --strict -> site/
+    nox -s docs         every claim on CPU, then mkdocs build --strict -> site/
+    nox -s speed        time the environment, docs, tests and browser runs -> results/speed-cpu.json
     nox -s serve        live preview on http://127.0.0.1:8000 (reloads on page or snippet edits)
     nox -s lint         ruff format --check and ruff check
     nox -s check -- F   self-check a hands-on exercise file F (docs/module/exercise.md)
     nox -s browser      build the site, then test it in headless Chromium (browser_tests/)
     nox -s bench        benchmark sweeps on CPU       -> results/bench-cpu.json (commit it; minutes)
 
-All CPU sessions share one environment, .nox/site, installed from requirements/lock.txt and
-reinstalled only when that file changes (torch alone is ~700 MB; one copy, installed once).
+All CPU sessions share one environment, .nox/site, installed from requirements/lock.txt (with uv,
+or pip where uv cannot be had) and reinstalled only when that file changes (torch alone is ~700 MB).
 Arguments after `--` go to the tool: `nox -s tests -- tests/gradient_highway -x`.
+
+tests and docs reuse a claim test file's passing records while its fingerprint (code and imports,
+conftest files, lock, torch, device) is unchanged, and run the rest on every core (pytest-xdist).
+`-- --fresh` or SITE_FRESH=1 runs every claim; CI=true and SITE_PUBLISH=1 always do.
+SITE_WORKERS=0 runs in one process (default: auto, one worker per core).
 """
 
 from __future__ import annotations
@@ -148,12 +154,23 @@ def _pytest_claims(session: nox.Session, py: Path, args: list[str], fresh: list[
     session.run(str(py), "-m", "pytest", "--device", "cpu", "--reuse", *fresh, *parallel, *args, external=True)
 
 
+_CLAIMS_RAN: list[bool] = []  # `nox -s tests docs` runs the claims once, in `tests`
+
+
+def claim_dirs() -> list[str]:
+    """The topics' test folders (tests/<topic>/ beside snippets/<topic>/): the claims, not the contract tests."""
+    return sorted(
+        f"tests/{d.name}" for d in (ROOT / "tests").iterdir() if d.is_dir() and (ROOT / "snippets" / d.name).is_dir()
+    )
+
+
 @nox.session
 def tests(session: nox.Session) -> None:
-    """Run the CPU claims whose fingerprint changed (all with `-- --fresh`) and record results/cpu.json."""
+    """Run the contract tests and the CPU claims whose fingerprint changed (all with `-- --fresh`)."""
     py = site_env(session)
     fresh, args = _fresh(session)
     _pytest_claims(session, py, args or ["tests"], fresh)
+    _CLAIMS_RAN.append(not args)
 
 
 @nox.session
@@ -175,11 +192,13 @@ def tests_cuda(session: nox.Session) -> None:
     session.run(sys.executable, "-m", "pytest", "--device", "cuda", *args, external=True)
 
 
-@nox.session(requires=["tests"])
+@nox.session
 def docs(session: nox.Session) -> None:
-    """Build the verified site into site/ (strict); runs the CPU claims first (`-- --fresh`: all of them)."""
+    """Run the CPU claims whose fingerprint changed (`-- --fresh`: all), then build site/ strictly."""
     py = site_env(session)
-    _, args = _fresh(session)
+    fresh, args = _fresh(session)
+    if not any(_CLAIMS_RAN):  # after `nox -s tests` in the same call, the claims have just run
+        _pytest_claims(session, py, claim_dirs(), fresh)
     session.run(str(py), "-m", "mkdocs", "build", "--strict", *args, external=True)
 
 
@@ -267,3 +286,15 @@ def lock(session: nox.Session) -> None:
     lines = [line.replace("+cpu", "") for line in frozen.splitlines() if not line.startswith("-e")]
     header = LOCK.read_text().splitlines()[:2]
     LOCK.write_text("\n".join(header + lines) + "\n")
+
+
+@nox.session
+def speed(session: nox.Session) -> None:
+    """Time a contributor's waits side by side on this machine -> results/speed-cpu.json (about half an hour).
+
+    Cold environment with uv against pip; `nox -s docs` fresh, warm, after a prose edit and after a snippet
+    edit; `nox -s tests` and the browser suite in one process against every core. Then CONTRIBUTING.md's
+    table is rewritten from the record (`-- --table` rewrites only the table).
+    """
+    py = site_env(session)
+    session.run(str(py), "scripts/speed.py", *session.posargs, external=True)

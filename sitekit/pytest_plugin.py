@@ -80,11 +80,6 @@ def pytest_configure(config: pytest.Config) -> None:
     )
     if getattr(config.option, "dist", "no") in ("loadfile", "loadscope", "loadgroup"):
         config.option.loadscopereorder = False  # keep the longest-first order the workers collect in
-    workers = _worker_count(config)
-    if workers > 1:  # pytest-xdist: the cores are shared between the workers, not handed to each
-        import torch
-
-        torch.set_num_threads(max(1, (os.cpu_count() or 1) // workers))
     if config.getoption("--device") == "cuda":
         import torch
 
@@ -220,8 +215,12 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             config.hook.pytest_deselected(items=off)
             items[:] = [item for item in items if not _cpu_only(item)]
     _reuse_passing_records(config, items)
-    if _worker_count(config) > 1:
+    workers = _worker_count(config)
+    if workers > 1 and items:
         _longest_first(config, items)
+        import torch  # only where tests will run: a worker left with nothing starts fast
+
+        torch.set_num_threads(max(1, (os.cpu_count() or 1) // workers))  # the cores are shared, not each one's
 
 
 # Reuse and parallel runs. `nox -s tests` passes --reuse: a test file whose claims all passed on the
@@ -256,31 +255,64 @@ def fresh_reason(config: pytest.Config | None = None) -> str | None:
     return None
 
 
+def _recorded(config: pytest.Config) -> dict[str, store.Claim]:
+    """This run's device's records as they were when the run started (read once)."""
+    if "recorded" not in _LOADED:
+        _LOADED["recorded"] = store.load(str(config.getoption("--device")))[0]
+    return _LOADED["recorded"]
+
+
+_LOADED: dict[str, dict[str, store.Claim]] = {}
+
+
+def _reuse_file(config: pytest.Config, path: Path, ids: list[str]) -> str | None:
+    """Decide for one claim file: None when its records stand (noted for the report), else why it runs."""
+    recorded = _recorded(config)
+    device = str(config.getoption("--device"))
+    why = store.rerun_reason(path, ids, recorded, device, fresh=fresh_reason(config) is not None)
+    if why is None:
+        _REUSE.setdefault("files", {})[path.relative_to(store.ROOT).as_posix()] = {
+            "ids": ids,
+            "ran": min(recorded[cid].recorded_at for cid in ids),
+        }
+    return why
+
+
+def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
+    """With --reuse, a claim file whose records all stand is not even imported (the fast path).
+
+    Its claims are the ones recorded from it: any claim added, removed or edited changes the file,
+    hence its fingerprint. Files named on the command line are collected and deselected instead.
+    """
+    if not config.getoption("--reuse") or not collection_path.name.startswith("test_"):
+        return None
+    if collection_path.suffix != ".py" or not collection_path.is_relative_to(store.ROOT / "tests"):
+        return None
+    rel = collection_path.relative_to(store.ROOT).as_posix()
+    ids = [cid for cid, c in _recorded(config).items() if c.test.split("::")[0] == rel]
+    if ids and _reuse_file(config, collection_path, ids) is None:
+        return True
+    return None
+
+
 def _reuse_passing_records(config: pytest.Config, items: list[pytest.Item]) -> None:
     if not config.getoption("--reuse"):
         return
-    device = str(config.getoption("--device"))
-    fresh = fresh_reason(config)
-    recorded, _ = store.load(device)
     by_file: dict[Path, list[pytest.Item]] = {}
     for item in items:
         if _marker(item) is not None:
             by_file.setdefault(Path(item.path), []).append(item)
     reused: list[pytest.Item] = []
-    files: dict[str, dict[str, Any]] = {}
     reasons: Counter[str] = Counter()
     for path, claim_items in by_file.items():
         ids = [_describe(item)[0] for item in claim_items]
-        why = store.rerun_reason(path, ids, recorded, device, fresh=fresh is not None)
+        why = _reuse_file(config, path, ids)
         if why is None:
             reused += claim_items
-            files[path.relative_to(store.ROOT).as_posix()] = {
-                "ids": ids,
-                "ran": min(recorded[cid].recorded_at for cid in ids),
-            }
         else:
             reasons[why] += len(ids)
-    _REUSE.update(files=files, reasons=dict(reasons), fresh=fresh, device=device)
+    _REUSE.setdefault("files", {})
+    _REUSE.update(reasons=dict(reasons), fresh=fresh_reason(config), device=str(config.getoption("--device")))
     if reused:
         config.hook.pytest_deselected(items=reused)
         gone = set(map(id, reused))
@@ -336,6 +368,14 @@ def _longest_first(config: pytest.Config, items: list[pytest.Item]) -> None:
 def pytest_runtest_logreport(report: pytest.TestReport) -> None:
     """Wall time per test file (the controller sees every worker's reports)."""
     _FILE_SECONDS[report.nodeid.split("::")[0]] += report.duration
+
+
+_LINES: list[tuple[str, dict[str, bool]]] = []
+
+
+def pytest_terminal_summary(terminalreporter: Any) -> None:
+    for line, markup in _LINES:
+        terminalreporter.write_line(line, **markup)
 
 
 @pytest.hookimpl(optionalhook=True)
@@ -507,12 +547,9 @@ def _report(
 ) -> None:
     """Printed once per run (by the controller under xdist): repeats, compute, reuse, what was recorded."""
     config = session.config
-    reporter = config.pluginmanager.get_plugin("terminalreporter")
 
     def say(line: str, **markup: bool) -> None:
-        if reporter is not None:
-            reporter.ensure_newline()
-            reporter.write_line(line, **markup)
+        _LINES.append((line, markup))  # printed in the terminal summary, after the progress line
 
     repeated = {key: n for key, n in calls.items() if n > 1}
     for (module, args), n in sorted(repeated.items()):
