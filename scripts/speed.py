@@ -108,63 +108,95 @@ def dependents(snippet: str, results: Path) -> int:
     return sum(c.test.split("::")[0] in hit for c in recorded.values())
 
 
-def measure() -> dict[str, Any]:
+GROUPS = ("env", "docs", "browser", "tests")  # the order they run in; `-- --only docs,env` runs some
+
+
+def load_record() -> dict[str, Any]:
+    if RECORD.is_file():
+        return json.loads(RECORD.read_text(encoding="utf-8"))
+    return {"schema": 1, "steps": {}}
+
+
+def save(name: str, entry: dict[str, Any], began: dict[str, Any]) -> None:
+    """Add one measured step to the record at once (a long session that stops keeps what it measured)."""
+    record = load_record()
+    entry["when"] = {**began, "load_average_after": [round(x, 2) for x in os.getloadavg()]}
+    record["steps"][name] = entry
+    record["machine"] = machine()
+    record["ratios"] = ratios(record["steps"])
+    RECORD.write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
+
+
+def measure(groups: list[str]) -> None:
     py = sys.executable
-    steps: dict[str, dict[str, Any]] = {}
-    load_before = os.getloadavg()
     with tempfile.TemporaryDirectory(prefix="site-speed-") as scratch:
         tmp = Path(scratch)
         tree = copy_tree(tmp / "tree")
         nox = [py, "-m", "nox", "-f", str(tree / "noxfile.py")]
 
-        seconds, log = run([*nox, "-s", "docs", "--", "--fresh"], tree)
-        steps["docs_fresh"] = step("docs_fresh", seconds, "nox -s docs -- --fresh", log)
-        seconds, log = run([*nox, "-s", "docs"], tree)
-        steps["docs_warm"] = step("docs_warm", seconds, "nox -s docs (nothing changed)", log)
-        with open(tree / PROSE_PAGE, "a", encoding="utf-8") as f:
-            f.write("\nA sentence added to time a rebuild after a prose edit.\n")
-        seconds, log = run([*nox, "-s", "docs"], tree)
-        steps["docs_prose"] = step("docs_prose", seconds, f"nox -s docs after editing {PROSE_PAGE}", log)
-        with open(tree / SNIPPET, "a", encoding="utf-8") as f:
-            f.write("# edited to time a rebuild after a snippet edit\n")
-        expected = dependents(SNIPPET, tree / "results")
-        seconds, log = run([*nox, "-s", "docs"], tree)
-        steps["docs_snippet"] = step(
-            "docs_snippet", seconds, f"nox -s docs after editing {SNIPPET}", log, claims_depending=expected
-        )
+        def timed(name: str, cmd: list[str], shown: str, cwd: Path = tree, **env: str) -> tuple[float, str]:
+            began = started()
+            seconds, log = run(cmd, cwd, **env)
+            save(name, step(name, seconds, shown, log), began)
+            return seconds, log
 
-        tests = ["--fresh"]
-        if not (tree / "results" / "speed-cpu.json").is_file():  # the very first measurement has no record yet
-            tests += ["--ignore", "tests/contract/test_speed_record.py"]
-        seconds, log = run([*nox, "-s", "tests", "--", *tests], tree, SITE_WORKERS="0")
-        steps["tests_serial"] = step("tests_serial", seconds, f"SITE_WORKERS=0 nox -s tests -- {' '.join(tests)}", log)
-        seconds, log = run([*nox, "-s", "tests", "--", *tests], tree)
-        steps["tests_parallel"] = step("tests_parallel", seconds, f"nox -s tests -- {' '.join(tests)}", log)
+        if "env" in groups:
+            import noxfile  # the same code that builds .nox/site
 
-        site = str(tree / "site")
-        seconds, log = run([*nox, "-s", "browser"], tree, SITE_DIR=site, SITE_WORKERS="0")
-        steps["browser_serial"] = step("browser_serial", seconds, "SITE_WORKERS=0 nox -s browser", log)
-        seconds, log = run([*nox, "-s", "browser"], tree, SITE_DIR=site)
-        steps["browser_parallel"] = step("browser_parallel", seconds, "nox -s browser", log)
+            def quiet(*cmd: str) -> None:
+                run(list(cmd), tmp)
 
-        import noxfile  # the same code that builds .nox/site
+            for installer in ("uv", "pip"):
+                began = started()
+                start = time.perf_counter()
+                noxfile.build_env(tmp / f"env-{installer}", installer, quiet, cache=False)
+                seconds = round(time.perf_counter() - start, 1)
+                shown = f"requirements/lock.txt into an empty folder with {installer}, no cache"
+                save(f"env_{installer}", step(f"env_{installer}", seconds, shown), began)
+                shutil.rmtree(tmp / f"env-{installer}")
 
-        def quiet(*cmd: str) -> None:
-            run(list(cmd), tmp)
+        if "docs" in groups or "browser" in groups:
+            timed("docs_fresh", [*nox, "-s", "docs", "--", "--fresh"], "nox -s docs -- --fresh")
+        if "docs" in groups:
+            timed("docs_warm", [*nox, "-s", "docs"], "nox -s docs (nothing changed)")
+            with open(tree / PROSE_PAGE, "a", encoding="utf-8") as f:
+                f.write("\nA sentence added to time a rebuild after a prose edit.\n")
+            timed("docs_prose", [*nox, "-s", "docs"], f"nox -s docs after editing {PROSE_PAGE}")
+            with open(tree / SNIPPET, "a", encoding="utf-8") as f:
+                f.write("# edited to time a rebuild after a snippet edit\n")
+            expected = dependents(SNIPPET, tree / "results")
+            began = started()
+            seconds, log = run([*nox, "-s", "docs"], tree)
+            entry = step("docs_snippet", seconds, f"nox -s docs after editing {SNIPPET}", log)
+            save("docs_snippet", {**entry, "claims_depending": expected}, began)
 
-        for installer in ("uv", "pip"):
-            start = time.perf_counter()
-            noxfile.build_env(tmp / f"env-{installer}", installer, quiet, cache=False)
-            seconds = round(time.perf_counter() - start, 1)
-            steps[f"env_{installer}"] = step(
-                f"env_{installer}", seconds, f"requirements/lock.txt into an empty folder with {installer}, no cache"
-            )
-            shutil.rmtree(tmp / f"env-{installer}")
-    return {"steps": steps, "load_before": load_before, "load_after": os.getloadavg()}
+        if "browser" in groups:
+            site = str(tree / "site")
+            shown = "SITE_WORKERS=0 nox -s browser"
+            timed("browser_serial", [*nox, "-s", "browser"], shown, SITE_DIR=site, SITE_WORKERS="0")
+            timed("browser_parallel", [*nox, "-s", "browser"], "nox -s browser", SITE_DIR=site)
+
+        if "tests" in groups:
+            tests = ["--fresh"]
+            if not (tree / "results" / "speed-cpu.json").is_file():  # the first measurement has no record yet
+                tests += ["--ignore", "tests/contract/test_speed_record.py"]
+            shown = f"nox -s tests -- {' '.join(tests)}"
+            timed("tests_serial", [*nox, "-s", "tests", "--", *tests], f"SITE_WORKERS=0 {shown}", SITE_WORKERS="0")
+            timed("tests_parallel", [*nox, "-s", "tests", "--", *tests], shown)
 
 
-def provenance(load_before: tuple[float, ...], load_after: tuple[float, ...]) -> dict[str, Any]:
-    commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True, text=True, check=False)
+def started() -> dict[str, Any]:
+    return {
+        "date": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+        "commit": subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True, check=False
+        ).stdout.strip()
+        or None,
+        "load_average_before": [round(x, 2) for x in os.getloadavg()],
+    }
+
+
+def machine() -> dict[str, Any]:
     model = next(
         (
             line.split(":", 1)[1].strip()
@@ -173,66 +205,66 @@ def provenance(load_before: tuple[float, ...], load_after: tuple[float, ...]) ->
         ),
         platform.machine(),
     )
-    return {
-        "date": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
-        "commit": commit.stdout.strip() or None,
-        "cpu": model,
-        "cores": os.cpu_count(),
-        "python": platform.python_version(),
-        "torch": claims.torch_version(),
-        "load_average_before": [round(x, 2) for x in load_before],
-        "load_average_after": [round(x, 2) for x in load_after],
-    }
+    return {"cpu": model, "cores": os.cpu_count(), "python": platform.python_version(), "torch": claims.torch_version()}
 
 
 def ratios(steps: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
-    out = {}
+    """The targets' ratios, for the pairs measured so far."""
+    out: dict[str, dict[str, Any]] = {}
     for name, (num, den, limit) in TARGETS.items():
-        ratio = round(steps[num]["seconds"] / steps[den]["seconds"], 3)
-        out[name] = {"ratio": ratio, "target": limit, "met": ratio <= limit}
-    snippet = steps["docs_snippet"]
-    out["claims re-run after one snippet edit / claims depending on it"] = {
-        "ratio": f"{snippet.get('claims_rerun')}/{snippet['claims_depending']}",
-        "target": "equal",
-        "met": snippet.get("claims_rerun") == snippet["claims_depending"],
-    }
+        if num in steps and den in steps:
+            ratio = round(steps[num]["seconds"] / steps[den]["seconds"], 3)
+            out[name] = {"ratio": ratio, "target": limit, "met": ratio <= limit}
+    snippet = steps.get("docs_snippet")
+    if snippet is not None:
+        out["claims re-run after one snippet edit / claims depending on it"] = {
+            "ratio": f"{snippet.get('claims_rerun')}/{snippet['claims_depending']}",
+            "target": "equal",
+            "met": snippet.get("claims_rerun") == snippet["claims_depending"],
+        }
     return out
 
 
+ROWS = [  # step, label
+    ("env_uv", "environment from the lock with uv (no cache)"),
+    ("env_pip", "environment from the lock with pip (no cache)"),
+    ("docs_fresh", "`nox -s docs -- --fresh` (every claim, then the build)"),
+    ("docs_warm", "`nox -s docs`, nothing changed"),
+    ("docs_prose", "`nox -s docs` after a prose-only page edit"),
+    ("docs_snippet", f"`nox -s docs` after editing `{SNIPPET}`"),
+    ("tests_serial", "`nox -s tests -- --fresh` in one process"),
+    ("tests_parallel", "`nox -s tests -- --fresh` on every core"),
+    ("browser_serial", "browser suite in one process"),
+    ("browser_parallel", "browser suite on every core"),
+]
+COMPARED = {"env_uv": "env_pip", "docs_warm": "docs_fresh", "docs_prose": "docs_fresh", "docs_snippet": "docs_fresh"}
+COMPARED |= {"tests_parallel": "tests_serial", "browser_parallel": "browser_serial"}
+
+
 def table(record: dict[str, Any]) -> str:
-    """CONTRIBUTING's table, from the record."""
-    s, p = record["steps"], record["provenance"]
-    load = ", ".join(f"{x:g}" for x in p["load_average_before"])
-
-    def docs_row(key: str, label: str) -> str:
-        e = s[key]
-        ran = f"{e.get('claims_rerun', '?')} claims run, {e.get('claims_reused', '?')} reused"
-        return f"| {label} | {e['seconds']:g} s | {ran} |"
-
+    """CONTRIBUTING's table, from the record (steps not measured yet say so)."""
+    s, m = record["steps"], record["machine"]
     rows = [
-        "| step | wall time | notes |",
-        "| --- | --- | --- |",
-        f"| environment from the lock with uv (no cache) | {s['env_uv']['seconds']:g} s | "
-        f"{s['env_uv']['seconds'] / s['env_pip']['seconds']:.0%} of pip's |",
-        f"| environment from the lock with pip (no cache) | {s['env_pip']['seconds']:g} s | |",
-        docs_row("docs_fresh", "`nox -s docs -- --fresh` (every claim, then the build)"),
-        docs_row("docs_warm", "`nox -s docs`, nothing changed"),
-        docs_row("docs_prose", "`nox -s docs` after a prose-only page edit")[:-2]
-        + f", {s['docs_prose']['seconds'] / s['docs_fresh']['seconds']:.0%} of fresh |",
-        docs_row("docs_snippet", f"`nox -s docs` after editing `{SNIPPET}`")[:-2]
-        + f"; {s['docs_snippet']['claims_depending']} claims depend on it |",
-        f"| `nox -s tests -- --fresh` in one process | {s['tests_serial']['seconds']:g} s | "
-        f"{s['tests_serial'].get('tests_passed', '?')} tests |",
-        f"| `nox -s tests -- --fresh` on every core | {s['tests_parallel']['seconds']:g} s | "
-        f"{s['tests_parallel']['seconds'] / s['tests_serial']['seconds']:.0%} of one process |",
-        f"| browser suite in one process | {s['browser_serial']['seconds']:g} s | "
-        f"{s['browser_serial'].get('tests_passed', '?')} tests |",
-        f"| browser suite on every core | {s['browser_parallel']['seconds']:g} s | "
-        f"{s['browser_parallel']['seconds'] / s['browser_serial']['seconds']:.0%} of one process |",
+        "| step | wall time | claims run / reused | compared | when (load average at the start) |",
+        "| --- | --- | --- | --- | --- |",
     ]
+    for key, label in ROWS:
+        e = s.get(key)
+        if e is None:
+            rows.append(f"| {label} | not measured yet | | | |")
+            continue
+        ran = f"{e['claims_rerun']} / {e['claims_reused']}" if "claims_rerun" in e else ""
+        if key == "docs_snippet":
+            ran += f" ({e['claims_depending']} depend on the snippet)"
+        other = COMPARED.get(key)
+        share = f"{e['seconds'] / s[other]['seconds']:.0%} of {other}" if other in s else ""
+        when = e["when"]
+        load = ", ".join(f"{x:g}" for x in when["load_average_before"])
+        rows.append(f"| {label} | {e['seconds']:g} s | {ran} | {share} | {when['date'][:16]} ({load}) |")
     head = (
-        f"Measured by `nox -s speed` on {p['date'][:10]} ({p['cpu']}, {p['cores']} cores, torch {p['torch']}, "
-        f"commit {str(p['commit'])[:10]}), one run, on a shared machine (load average {load} when it started):"
+        f"Measured by `nox -s speed` on {m['cpu']} ({m['cores']} cores, torch {m['torch']}), one run of each "
+        "step, on a machine shared with other jobs: the load average (runnable processes, here on "
+        f"{m['cores']} cores) says how crowded it was, and parallel speed-ups need idle cores."
     )
     return head + "\n\n" + "\n".join(rows)
 
@@ -247,19 +279,15 @@ def write_table(record: dict[str, Any]) -> None:
 
 
 def main() -> None:
-    if "--table" not in sys.argv[1:]:
-        measured = measure()
-        record = {
-            "schema": 1,
-            "provenance": provenance(measured["load_before"], measured["load_after"]),
-            "steps": measured["steps"],
-        }
-        record["ratios"] = ratios(record["steps"])
-        RECORD.write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
+    args = sys.argv[1:]
+    if "--table" not in args:
+        only = next((a.split("=", 1)[1] for a in args if a.startswith("--only=")), ",".join(GROUPS))
+        groups = [g for g in GROUPS if g in only.split(",")]
+        measure(groups)
         say(f"wrote {RECORD.relative_to(ROOT)}")
-        for name, r in record["ratios"].items():
+        for name, r in load_record()["ratios"].items():
             say(f"{name}: {r['ratio']} (target {r['target']}){'' if r['met'] else '  MISSED'}")
-    write_table(json.loads(RECORD.read_text(encoding="utf-8")))
+    write_table(load_record())
     say(f"wrote the table in {CONTRIBUTING.name}")
 
 
