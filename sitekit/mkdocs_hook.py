@@ -19,7 +19,7 @@ from mkdocs.exceptions import PluginError
 from mkdocs.plugins import event_priority
 from mkdocs.structure.files import File, Files
 
-from sitekit import claims, contract, figures, render
+from sitekit import claims, contract, figures, numbers, render
 
 _state: dict[str, Any] = {}
 log = logging.getLogger("mkdocs.hooks.sitekit")
@@ -127,6 +127,11 @@ def on_page_content(html: str, page: Any, config: Any, files: Files) -> str:
 
 
 def on_page_markdown(markdown: str, page: Any, config: Any, files: Files) -> str:
+    typed = numbers.check_markdown(markdown, page.file.src_uri, page.file.content_string, figures.REGISTRY)
+    if typed and _state["strict"]:
+        raise PluginError("numbers typed by hand (sitekit/numbers.py):\n  " + "\n  ".join(typed))
+    for problem in typed:  # preview: say it, keep serving
+        log.warning(problem)
     ctx = render.Context(
         page=page.file.src_uri,
         cpu=_state["cpu"],

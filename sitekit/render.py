@@ -373,3 +373,32 @@ def render(text: str, ctx: Context) -> str:
             line = prose(line)
         lines.append(line)
     return "\n".join(lines)
+
+
+@macro
+def fact(ctx: Context, fid: str, spec: str = "", unit: bool = True) -> str:
+    """A sourced fact (facts/facts.toml), linked to its entry on the Sources page, its source on hover."""
+    from sitekit import facts
+
+    try:
+        reg = facts.registry()
+        number = reg.value(fid)
+    except facts.FactError as err:
+        raise ClaimError(f"docs/{ctx.page}: fact({fid!r}): {err}") from None
+    f = reg.facts[fid]
+    shown = format(number, spec) if spec else (f"{number:,}" if isinstance(number, int) else f"{number:g}")
+    title = "; ".join(f"{reg.works[s.work].cite}, {s.where}" for s in reg.sources(fid)).replace('"', "'")
+    return (
+        f'[{shown}{f.unit if unit else ""}]({ctx.link("module/sources.md")}#{facts.anchor(fid)} "{title}"){{ .fact }}'
+    )
+
+
+@macro
+def sources(ctx: Context) -> str:
+    """The Sources page's list of works, each with the facts the site takes from it (facts/facts.toml)."""
+    from sitekit import facts
+
+    try:
+        return facts.sources_markdown(facts.registry(), ctx.link)
+    except facts.FactError as err:
+        raise ClaimError(f"docs/{ctx.page}: sources(): {err}") from None

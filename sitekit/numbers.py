@@ -1,0 +1,229 @@
+"""The unbound-number lint: every number a reader sees is filled in from a record or a sourced fact.
+
+`check_page(markdown, page)` runs on a page's Markdown *before* the macros are expanded and returns one
+problem per number typed by hand. A number is bound when a macro produces it (`{{ value(...) }}`,
+`{{ table(...) }}`, `{{ fact(...) }}`...). Everything else that contains a digit is reported, except
+what these rules recognise as notation or naming (no list of allowed numbers):
+
+1. Code: fenced blocks, `code spans`, and `--8<--` include lines (a listing's own numbers are code;
+   when the prose quotes one, the prose fills it in from the claim that records it).
+2. Markup: link targets `](...)`, autolinks `<https://...>`, bare URLs, HTML tags, `{ attr lists }`,
+   footnote labels `[^1]`, ordered-list markers, and a heading's leading ordinal (`## 5. Title`).
+3. Names: digits joined to a letter, directly or by a hyphen or underscore (`ResNet-50`, `CIFAR-10`,
+   `float32`, `W_1`, `GPT-2`, `Wide ResNet-50-2`, `IMAGENET1K_V1`).
+4. Math `\\( ... \\)` and `\\[ ... \\]` is notation (indices, exponents, coefficients, `\\frac{1}{2}`),
+   except a number that stands alone as a value after a relation (`k = 32`, `\\approx 10^{-3}`, `< 0.5`):
+   that is a measurement or a setting and must be filled in.
+5. Citation locators: `Table 2`, `Tables 3–4`, `Fig. 1`, `Figure 2`, `Eq. 3`, `Section 3.1`, `§4.2`,
+   `p. 5`, `Part 3` (the module's own parts), `Chapter 7`, `version 2`/`v2`.
+6. Citation years and identifiers: a year (1900–2099) after an author (`He et al. 2015`,
+   `Zagoruyko & Komodakis 2016`), a month (`December 2015`), an opening parenthesis or comma inside a
+   citation (`(2016)`), or a venue (`CVPR 2016`); arXiv identifiers (`arXiv:1512.03385`).
+
+A figure's alt text (`figure("name", "alt")`) is prose, and so are the labels a figure function writes
+(titles, axis labels, text, legend labels in `figures/*.py`): their literal digits are checked by the same
+rules; numbers they format from recorded values (`f"{x:.2f}"`) are bound.
+"""
+
+from __future__ import annotations
+
+import ast
+import inspect
+import re
+import textwrap
+from dataclasses import dataclass
+
+FIX = (
+    "fill it in from the claim that measures or sets it ({{ value(...) }}, after claim.record(...)), "
+    'cite a sourced fact ({{ fact("id") }}, facts/facts.toml), or rephrase without it'
+)
+
+FENCE = re.compile(r"^\s*(`{3,}|~{3,})")
+CODE_SPAN = re.compile(r"(`+).+?\1")
+MACRO = re.compile(r"\{\{\s*(?P<name>[a-z_]+)\((?P<args>.*?)\)\s*\}\}")
+MATH = re.compile(r"\\\((?P<inline>.+?)\\\)|\\\[(?P<display>.+?)\\\]|\$(?P<dollar>[^$\n]+?)\$")
+MARKUP = [
+    re.compile(r"\]\([^)\s]*(?:\s+\"[^\"]*\")?\)"),  # link target (and title)
+    re.compile(r"<https?://[^>]+>|https?://\S+"),  # autolinks, bare URLs
+    re.compile(r"</?[A-Za-z][^>]*>"),  # HTML tags with their attributes
+    re.compile(r"\{\s*[#.:][^}]*\}|\{:[^}]*\}"),  # attr lists
+    re.compile(r"\[\^[^\]]+\]:?"),  # footnote labels
+    re.compile(r"^\s*--8<--.*$"),  # snippet includes
+    re.compile(r"^\s*(?:[-*+]\s+)?\d+[.)]\s"),  # ordered-list marker
+    re.compile(r"^#{1,6}\s+\d+(?:\.\d+)*[.)]?\s"),  # heading ordinal
+    re.compile(r"[A-Z][\w-]*&nbsp;\d+(?:\.\d+)?\b"),  # a name and its number: OLMo&nbsp;2, Gemma&nbsp;3
+    re.compile(r"&#?\w+;"),  # HTML entities
+]
+NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
+# A digit run that is part of a name: touching a letter, or joined to one by a hyphen/underscore.
+NAME = re.compile(r"(?:(?<=[A-Za-z_])|(?<=[A-Za-z]-)|(?<=[A-Za-z]\d-))\d[\d.]*|\d+(?=[A-Za-z_])")
+LOCATOR = re.compile(
+    r"(?:\b(?:Tables?|Figs?\.|Figures?|Eqs?\.|Equations?|Sections?|Sec\.|pp?\.|pages?|Parts?|Chapters?|"
+    r"Appendix|Algorithm|[Vv]ersion|Lemma|Theorem)\s+|§\s*)"
+    r"\d+(?:\.\d+)*(?:\s*(?:[–-]|,|and|&)\s*(?:§\s*)?\d+(?:\.\d+)*)*"
+)
+ARXIV = re.compile(r"\barXiv[: ]\s*\d{4}\.\d{4,5}(?:v\d+)?")
+MONTHS = "January|February|March|April|May|June|July|August|September|October|November|December"
+YEAR = r"(?:19|20)\d\d[a-z]?"
+CITED_YEAR = re.compile(
+    rf"(?:(?:et al\.?|&|and|'s)\s+|(?:{MONTHS})\s+|(?<=\()|(?<=[A-Z][a-z]) |(?<=[A-Z]{{2}}) |, )({YEAR})\b"
+)
+# In math, a number standing alone as a value after a relation is a measurement or a setting.
+MATH_VALUE = re.compile(
+    r"(?:=|\\approx|\\sim|\\simeq|<|>|\\le|\\ge|\\leq|\\geq|\\lt|\\gt)\s*"
+    r"(?P<num>-?\d+(?:\.\d+)?(?:\s*\\times\s*10\^\{?-?\d+\}?)?)\s*(?:$|[,;.)\\]|\\[,;!: ]|\\quad|\\text)"
+)
+
+
+@dataclass(frozen=True)
+class Unbound:
+    """A typed number: where it is and the text around it."""
+
+    where: str  # "docs/module/x.md:12" or "figures/x.py:30"
+    number: str
+    context: str
+
+    def __str__(self) -> str:
+        return f"{self.where}: unbound number {self.number!r} in {self.context!r}: {FIX}."
+
+
+def _blank(text: str, start: int, end: int) -> str:
+    return text[:start] + " " * (end - start) + text[end:]
+
+
+def _blank_all(pattern: re.Pattern[str], text: str, group: int = 0) -> str:
+    for m in reversed(list(pattern.finditer(text))):
+        text = _blank(text, m.start(group), m.end(group))
+    return text
+
+
+def _math_values(math: str) -> list[str]:
+    """Values in math: a number alone after a relation, other than the zero and the identity (0, 1)."""
+    return [m["num"] for m in MATH_VALUE.finditer(math) if m["num"] not in ("0", "1", "-1")]
+
+
+def scan(text: str, math: bool = True) -> list[str]:
+    """The unbound numbers in one line of prose (macros already removed)."""
+    found: list[str] = []
+    if math:
+
+        def take_math(m: re.Match[str]) -> str:
+            found.extend(_math_values(m["inline"] or m["display"] or m["dollar"] or ""))
+            return " " * len(m[0])
+
+        text = MATH.sub(take_math, text)
+    for pattern in MARKUP:
+        text = _blank_all(pattern, text)
+    for pattern in (ARXIV, LOCATOR):
+        text = _blank_all(pattern, text)
+    text = _blank_all(CITED_YEAR, text, 1)
+    text = _blank_all(NAME, text)
+    found.extend(m[0].rstrip(".,") for m in NUMBER.finditer(text))
+    return found
+
+
+def _context(line: str, number: str) -> str:
+    i = max(line.find(number), 0)
+    snippet = line[max(0, i - 40) : i + len(number) + 40].strip()
+    return " ".join(snippet.split())
+
+
+def check_page(markdown: str, page: str, first_line: int = 1, figures: dict | None = None) -> list[Unbound]:
+    """Every unbound number on a page (docs path `page`), with its line in the source file."""
+    out: list[Unbound] = []
+    fence = None
+    math: list[str] | None = None
+    math_start = ""
+    shown: list[str] = []
+    for n, line in enumerate(markdown.split("\n"), start=first_line):
+        m = FENCE.match(line)
+        if fence is None and m:
+            fence = m[1]
+            continue
+        if fence is not None:
+            if line.strip().startswith(fence):
+                fence = None
+            continue
+        where = f"docs/{page}:{n}"
+        text = _blank_all(CODE_SPAN, line)
+        if math is not None or (text.count("\\[") > text.count("\\]") or text.strip() == "$$"):
+            # A displayed formula over several lines: collect it, then check it as one.
+            if math is None:
+                math, math_start, text = [text], where, ""
+                continue
+            math.append(text)
+            if "\\]" not in text and text.strip() != "$$":
+                continue
+            joined = " ".join(math)
+            math = None
+            out += [Unbound(math_start, x, _context(joined, x)) for x in scan(MACRO.sub(" ", joined))]
+            continue
+        for call in MACRO.finditer(text):
+            if call["name"] == "figure":
+                try:
+                    args = ast.literal_eval(f"({call['args']},)")
+                except (SyntaxError, ValueError):
+                    continue  # render() reports the unreadable call
+                shown.append(args[0])
+                alt = args[1] if len(args) > 1 and isinstance(args[1], str) else ""
+                out += [Unbound(f"{where} (figure alt text)", x, _context(alt, x)) for x in scan(alt)]
+        text = MACRO.sub(lambda m: " " * len(m[0]), text)
+        out += [Unbound(where, x, _context(line, x)) for x in scan(text)]
+    for name in dict.fromkeys(shown):
+        if figures and name in figures:
+            out += check_figure(figures[name].draw)
+    return out
+
+
+LABEL_CALLS = {"set_title", "set_xlabel", "set_ylabel", "suptitle", "text", "annotate", "legend", "set_label"}
+LABEL_KEYWORDS = {"label", "title", "labels"}
+
+
+def _strings(node: ast.AST) -> list[tuple[int, str]]:
+    """Literal text in an expression: string constants and the fixed parts of f-strings (not their specs)."""
+    out: list[tuple[int, str]] = []
+
+    def visit(sub: ast.AST) -> None:
+        if isinstance(sub, ast.Constant) and isinstance(sub.value, str):
+            out.append((sub.lineno, sub.value))
+        elif isinstance(sub, ast.FormattedValue):
+            visit(sub.value)  # its format_spec ({x:.2f}) is not reader text
+        else:
+            for child in ast.iter_child_nodes(sub):
+                visit(child)
+
+    visit(node)
+    return out
+
+
+def check_figure(draw: object) -> list[Unbound]:
+    """Digits typed into a figure's titles, axis labels, texts and legend labels."""
+    try:
+        lines, start = inspect.getsourcelines(draw)  # type: ignore[arg-type]
+        path = inspect.getsourcefile(draw)  # type: ignore[arg-type]
+    except (OSError, TypeError):
+        return []
+    rel = "figures/" + path.rsplit("/figures/", 1)[-1] if path else "figures/?"
+    tree = ast.parse(textwrap.dedent("".join(lines)))
+    out: list[Unbound] = []
+    for call in ast.walk(tree):
+        if not isinstance(call, ast.Call):
+            continue
+        parts: list[ast.AST] = [k.value for k in call.keywords if k.arg in LABEL_KEYWORDS]
+        name = call.func.attr if isinstance(call.func, ast.Attribute) else getattr(call.func, "id", "")
+        if name in LABEL_CALLS:
+            parts += call.args[:1] if name in ("text", "annotate") else call.args
+            if name in ("text",):
+                parts = [k.value for k in call.keywords if k.arg in LABEL_KEYWORDS] + call.args[2:3]
+        for part in parts:
+            for lineno, text in _strings(part):
+                for x in scan(text):
+                    out.append(Unbound(f"{rel}:{start + lineno - 1} (figure label)", x, _context(text, x)))
+    return out
+
+
+def check_markdown(markdown: str, page: str, source: str = "", figures: dict | None = None) -> list[str]:
+    """Problems for a page's Markdown; `source` (the file as written) fixes line numbers after front matter."""
+    at = source.find(markdown) if source and markdown else -1
+    first = source[:at].count("\n") + 1 if at > 0 else 1
+    return [str(u) for u in check_page(markdown, page, first, figures)]
