@@ -9,8 +9,9 @@ what these rules recognise as notation or naming (no list of allowed numbers):
    when the prose quotes one, the prose fills it in from the claim that records it).
 2. Markup: link targets `](...)`, autolinks `<https://...>`, bare URLs, HTML tags, `{ attr lists }`,
    footnote labels `[^1]`, ordered-list markers, and a heading's leading ordinal (`## 5. Title`).
-3. Names: digits joined to a letter, directly or by a hyphen or underscore (`ResNet-50`, `CIFAR-10`,
-   `float32`, `W_1`, `GPT-2`, `Wide ResNet-50-2`, `IMAGENET1K_V1`).
+3. Names: a word followed by hyphen-joined parts (`ResNet-50`, `CIFAR-10`, `GPT-2`, `Wide ResNet-50-2`,
+   `top-1`), digits inside a word (`float32`, `W_1`, `IMAGENET1K_V1`), and a capitalised name joined to
+   its number by a non-breaking space (`OLMo&nbsp;2`). A number before the word (`56-layer`) is a value.
 4. Math `\\( ... \\)` and `\\[ ... \\]` is notation (indices, exponents, coefficients, `\\frac{1}{2}`),
    except a number that stands alone as a value after a relation (`k = 32`, `\\approx 10^{-3}`, `< 0.5`):
    that is a measurement or a setting and must be filled in.
@@ -55,8 +56,8 @@ MARKUP = [
     re.compile(r"&#?\w+;"),  # HTML entities
 ]
 NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
-# A digit run that is part of a name: touching a letter, or joined to one by a hyphen/underscore.
-NAME = re.compile(r"(?:(?<=[A-Za-z_])|(?<=[A-Za-z]-)|(?<=[A-Za-z]\d-))\d[\d.]*|\d+(?=[A-Za-z_])")
+# Names: a word with hyphen-joined parts (ResNet-50-2, CIFAR-10, top-1), or digits inside a word (float32).
+NAME = re.compile(r"\b[A-Za-z]\w*(?:-\w+)+|\b[A-Za-z_]\w*\d\w*")
 LOCATOR = re.compile(
     r"(?:\b(?:Tables?|Figs?\.|Figures?|Eqs?\.|Equations?|Sections?|Sec\.|pp?\.|pages?|Parts?|Chapters?|"
     r"Appendix|Algorithm|[Vv]ersion|Lemma|Theorem)\s+|§\s*)"
@@ -71,7 +72,7 @@ CITED_YEAR = re.compile(
 # In math, a number standing alone as a value after a relation is a measurement or a setting.
 MATH_VALUE = re.compile(
     r"(?:=|\\approx|\\sim|\\simeq|<|>|\\le|\\ge|\\leq|\\geq|\\lt|\\gt)\s*"
-    r"(?P<num>-?\d+(?:\.\d+)?(?:\s*\\times\s*10\^\{?-?\d+\}?)?)\s*(?:$|[,;.)\\]|\\[,;!: ]|\\quad|\\text)"
+    r"(?P<num>10\^\{?-?\d+\}?|-?\d+(?:\.\d+)?(?:\s*\\times\s*10\^\{?-?\d+\}?)?)\s*(?:$|[,;.)\\]|\\[,;!: ]|\\quad|\\text)"
 )
 
 

@@ -119,17 +119,24 @@ def test_depth_buys_more_accuracy_per_parameter_than_width(claim, zoo):
 
 
 @pytest.mark.claim(
-    "DenseNet-121 has 3.2× fewer parameters than ResNet-50 (7.98M against 25.6M) and is 0.47 points below it "
-    "in top-1 (75.66% against 76.13%): close, not equal.",
+    "DenseNet-121 has 3.2× fewer parameters than ResNet-50 (7.98M against 25.6M) and is 1.70 points below it "
+    "in top-1 (74.43% against 76.13%): a third of the size, but not the same accuracy.",
     page=PAGE,
 )
-def test_densenet121_has_3_2x_fewer_parameters_and_slightly_lower_accuracy(claim, zoo):
-    def fewer_and_slightly_worse(fewer: float, delta: float) -> None:
+def test_densenet121_has_3_2x_fewer_parameters_and_lower_accuracy(claim, zoo):
+    def fewer_and_worse(fewer: float, delta: float) -> None:
         assert 3.1 < fewer < 3.3, fewer
-        assert -1.0 < delta < 0.0, delta
+        assert delta < -1.0, delta  # more than a point of top-1 below: not a match
 
     fewer = 1 / ratio(zoo, "densenet121")
-    fewer_and_slightly_worse(fewer, gain(zoo, "densenet121"))
-    claim.rejects(fewer_and_slightly_worse, fewer, 0.0, because="equal accuracy")
-    claim.rejects(fewer_and_slightly_worse, 4.0, gain(zoo, "densenet121"), because="4× parameter efficiency")
-    claim.record(fewer=fewer, delta=gain(zoo, "densenet121"), params_m=zoo.counted["densenet121"] / 1e6)
+    fewer_and_worse(fewer, gain(zoo, "densenet121"))
+    claim.rejects(fewer_and_worse, fewer, 0.0, because="equal accuracy")
+    claim.rejects(fewer_and_worse, 4.0, gain(zoo, "densenet121"), because="4× parameter efficiency")
+    claim.record(
+        fewer=fewer,
+        delta=gain(zoo, "densenet121"),
+        below=-gain(zoo, "densenet121"),
+        params_m=zoo.counted["densenet121"] / 1e6,
+        acc1=zoo.acc1["densenet121"],
+        acc1_resnet50=zoo.acc1["resnet50"],
+    )

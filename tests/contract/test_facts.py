@@ -1,0 +1,86 @@
+"""Sourced facts: the registry's schema, derived facts, and the torchvision facts checked against the wheel."""
+
+from __future__ import annotations
+
+import pytest
+
+from sitekit import facts
+from snippets.depth_width import model_zoo
+
+WORK = '[works.w]\ngroup = "g"\ncite = "A and B"\ntitle = "T"\nurl = "https://example.org"\ncited_for = "x"\n'
+
+
+def load_text(tmp_path, text: str) -> facts.Registry:
+    path = tmp_path / "facts.toml"
+    path.write_text(text)
+    return facts.load(path)
+
+
+def test_the_site_registry_loads():
+    reg = facts.load()
+    assert reg.facts and all(f.work in reg.works for f in reg.facts.values() if f.value is not None)
+
+
+def test_a_fact_missing_its_source_fails_naming_the_file_and_the_fact(tmp_path):
+    with pytest.raises(facts.FactError, match=r"facts.toml: fact 'top1': missing where"):
+        load_text(tmp_path, WORK + '[facts.top1]\nvalue = 76.13\nwork = "w"\nabout = "top-1"\n')
+
+
+def test_a_fact_citing_an_unknown_work_fails(tmp_path):
+    with pytest.raises(facts.FactError, match=r"fact 'top1': work 'nope' is not a \[works.<id>\]"):
+        load_text(tmp_path, WORK + '[facts.top1]\nvalue = 1.5\nwork = "nope"\nwhere = "Table 2"\nabout = "x"\n')
+
+
+def test_a_derived_fact_is_computed_from_its_formula(tmp_path):
+    text = WORK + "".join(
+        f'[facts.{k}]\nvalue = {v}\nwork = "w"\nwhere = "Table 1"\nabout = "{k}"\n' for k, v in (("a", 3.0), ("b", 1.5))
+    )
+    reg = load_text(
+        tmp_path, text + '[facts.gap]\nformula = "a - b"\nabout = "gap"\n[facts.r]\nformula = "a / b"\nabout = "r"\n'
+    )
+    assert reg.value("gap") == 1.5 and reg.value("r") == 2.0
+    assert [s.id for s in reg.sources("gap")] == ["a", "b"]
+
+
+def test_a_formula_with_a_typed_number_is_refused(tmp_path):
+    text = WORK + '[facts.a]\nvalue = 3\nwork = "w"\nwhere = "p. 1"\nabout = "a"\n'
+    with pytest.raises(facts.FactError, match="may only use"):
+        load_text(tmp_path, text + '[facts.g]\nformula = "a - 2.5"\nabout = "g"\n')
+
+
+def test_every_derived_fact_of_the_site_is_computed_not_typed():
+    reg = facts.load()
+    for f in reg.facts.values():
+        if f.value is None:
+            assert reg.sources(f.id), f.id
+
+
+def test_the_metadata_parser_reads_weights_without_importing():
+    source = (
+        '_COMMON_META = {"min_size": (1, 1)}\n'
+        "class Net_Weights(WeightsEnum):\n"
+        "    IMAGENET1K_V1 = Weights(url='u', transforms=partial(f), meta={**_COMMON_META,\n"
+        '        "num_params": 123, "_metrics": {"ImageNet-1K": {"acc@1": 70.5, "acc@5": 90.25}}})\n'
+    )
+    assert facts.weights_metadata(source) == {
+        "Net_Weights.IMAGENET1K_V1": {"num_params": 123, "acc@1": 70.5, "acc@5": 90.25}
+    }
+
+
+@pytest.fixture(scope="module")
+def wheel():
+    return facts.torchvision_wheel()  # pinned and hash-checked; downloaded once into .nox/wheels
+
+
+CHECKED = [f for f in facts.load().facts.values() if f.check]
+
+
+@pytest.mark.parametrize("fact", CHECKED, ids=[f.id for f in CHECKED])
+def test_torchvision_facts_match_the_published_weights_metadata(wheel, fact):
+    assert fact.value == facts.torchvision_value(wheel, fact.check), f"{fact.id}: {fact.check}"
+
+
+def test_the_model_zoo_listing_shows_the_registry_values():
+    reg = facts.load()
+    for name, (params, acc1) in model_zoo.TORCHVISION.items():
+        assert (params, acc1) == (reg.value(f"{name}_params"), reg.value(f"{name}_top1")), name

@@ -1,0 +1,91 @@
+"""The build refuses a number typed by hand: in prose, a table, an admonition, a figure's alt text or labels."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import pytest
+from mkdocs.exceptions import PluginError
+
+from sitekit import mkdocs_hook, numbers
+
+
+def typed(markdown: str) -> list[str]:
+    return [u.number for u in numbers.check_page(markdown, "module/page.md")]
+
+
+def build_page(markdown: str, strict: bool = True) -> str:
+    """Run the build's page step on one page, as `mkdocs build` does."""
+    mkdocs_hook._state.update(strict=strict, cpu={}, cuda={}, cpu_prov={}, cuda_prov={}, drawn={}, cited={})
+    page = SimpleNamespace(file=SimpleNamespace(src_uri="module/page.md", content_string=markdown))
+    return mkdocs_hook.on_page_markdown(markdown, page, config=None, files=None)
+
+
+def test_a_number_typed_into_prose_fails_the_build_naming_page_line_and_fix():
+    with pytest.raises(PluginError) as err:
+        build_page("# Title\n\nThe plain stack's gradient falls by 10⁻³³.\n\nTrained for 320 steps.\n")
+    message = str(err.value)
+    assert "docs/module/page.md:5: unbound number '320'" in message
+    assert "{{ value(...) }}" in message and '{{ fact("id") }}' in message  # the fix
+    assert "docs/module/page.md:3: unbound number '10'" in message
+
+
+def test_a_number_typed_into_a_figure_alt_text_fails_the_build():
+    page = '{{ figure("gradient-vs-depth", "The gradient falls from about 8 to about 29 over the blocks.") }}\n'
+    with pytest.raises(PluginError) as err:
+        build_page(page)
+    assert "docs/module/page.md:1 (figure alt text): unbound number '8'" in str(err.value)
+
+
+def test_a_preview_warns_instead_of_failing(caplog):
+    out = build_page("Five seeds, 320 steps.\n", strict=False)
+    assert out == "Five seeds, 320 steps.\n"
+    assert "unbound number '320'" in caplog.text
+
+
+def test_numbers_in_tables_and_admonitions_are_prose():
+    assert typed("| model | top-1 |\n| --- | ---: |\n| ResNet-50 | 76.13 |\n") == ["76.13"]
+    assert typed('!!! note "Why 12 bytes"\n    An add moves 12 bytes.\n') == ["12", "12"]
+
+
+def test_numbers_filled_in_by_macros_are_bound():
+    assert typed('At depth {{ value("c", "depth") }} it is {{ fact("resnet50_top1") }}.') == []
+
+
+@pytest.mark.parametrize(
+    "notation",
+    [
+        "See [Part 3](gradient-highway.md) and Common mistakes §5.",  # the module's own part numbers
+        "He et al. 2015, Table 2; Zagoruyko & Komodakis (2016), Section 3.1, Eq. 3, Tables 3–4.",
+        "arXiv:1512.03385, published at CVPR 2016 in June 2016.",  # citation years and identifiers
+        "ResNet-50, Wide ResNet-50-2, CIFAR-10, float32, GPT-2 and OLMo&nbsp;2 are names.",
+        "The update \\(x_{l+1} = x_l + F(x_l)\\) with \\(\\frac{1}{2} \\lVert x \\rVert^2\\) and \\(f = 0\\).",
+        "The listing sets it: `d = 128`, and `torch.randn(64, 128)`.",
+        "```text\nepoch 320: loss 0.25\n```",
+        "1. A numbered step, under [a heading](#5-hoping-hyperparameters).",
+        "## 5. Hoping hyperparameters rescue a plain network",
+        '<span id="claim-x2"></span>{ #a1 .b2 }',
+    ],
+)
+def test_notation_and_citations_are_recognised_by_rule(notation):
+    assert typed(notation) == []
+
+
+def test_a_value_written_into_math_is_a_number_not_notation():
+    assert typed("With \\(k = 32\\) channels and \\(\\approx 10^{-33}\\), the ratio is 1.") == ["32", "10^{-33}", "1"]
+
+
+def test_a_multiline_formula_is_notation_except_its_values():
+    assert typed("\\[\n  P(d, h) = 2dh + h + d,\n  \\quad d = 256.\n\\]\n") == ["256"]
+
+
+def test_a_figure_label_with_a_typed_number_is_reported():
+    def draw(values):
+        ax = values["ax"]
+        ax.set_title("stream norm after 50 blocks")
+        ax.set_xlabel(f"block (of {values['n']:d})")
+        ax.plot([0], [1], label=f"ρ² = {values['rho']:.2f}")
+
+    found = numbers.check_figure(draw)
+    assert [u.number for u in found] == ["50"]
+    assert "(figure label)" in found[0].where and "test_numbers.py" in found[0].where
