@@ -72,7 +72,8 @@ CITED_YEAR = re.compile(
 # In math, a number standing alone as a value after a relation is a measurement or a setting.
 MATH_VALUE = re.compile(
     r"(?:=|\\approx|\\sim|\\simeq|<|>|\\le|\\ge|\\leq|\\geq|\\lt|\\gt)\s*"
-    r"(?P<num>10\^\{?-?\d+\}?|-?\d+(?:\.\d+)?(?:\s*\\times\s*10\^\{?-?\d+\}?)?)\s*(?:$|[,;.)\\]|\\[,;!: ]|\\quad|\\text)"
+    r"(?P<num>10\^\{?-?\d+\}?|-?\d+(?:\.\d+)?(?:\s*\\times\s*10\^\{?-?\d+\}?)?)"
+    r"\s*(?:$|[,;.)\\]|\\[,;!: ]|\\quad|\\text)"
 )
 
 
