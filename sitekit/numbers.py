@@ -15,11 +15,14 @@ what these rules recognise as notation or naming (no list of allowed numbers):
 4. Math `\\( ... \\)` and `\\[ ... \\]` is notation (indices, exponents, coefficients, `\\frac{1}{2}`),
    except a number that stands alone as a value after a relation (`k = 32`, `\\approx 10^{-3}`, `< 0.5`):
    that is a measurement or a setting and must be filled in.
-5. Citation locators: `Table 2`, `Tables 3–4`, `Fig. 1`, `Figure 2`, `Eq. 3`, `Section 3.1`, `§4.2`,
-   `p. 5`, `Part 3` (the module's own parts), `Chapter 7`, `version 2`/`v2`.
+5. Citation locators and ordinals: `Table 2`, `tables 3–4`, `Fig. 1`, `Eq. 3`, `Section 3.1`, `§4.2`,
+   `p. 5`, `Part 3` (the module's own parts), `rule 1`, `takeaway 2`, `question 4`; an ordinal before a
+   title (`[6 · Depth versus width](...)`, `??? question "4. ..."`); a kernel size naming an operation
+   (`3×3 convolution`).
 6. Citation years and identifiers: a year (1900–2099) after an author (`He et al. 2015`,
    `Zagoruyko & Komodakis 2016`), a month (`December 2015`), an opening parenthesis or comma inside a
-   citation (`(2016)`), or a venue (`CVPR 2016`); arXiv identifiers (`arXiv:1512.03385`).
+   citation (`(2016)`), or a venue (`CVPR 2016`); arXiv identifiers (`1512.03385`). A year that dates
+   an event in prose ("before 2015") is a fact.
 
 A figure's alt text (`figure("name", "alt")`) is prose, and so are the labels a figure function writes
 (titles, axis labels, text, legend labels in `figures/*.py`): their literal digits are checked by the same
@@ -59,11 +62,16 @@ NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 # Names: a word with hyphen-joined parts (ResNet-50-2, CIFAR-10, top-1), or digits inside a word (float32).
 NAME = re.compile(r"\b[A-Za-z]\w*(?:-\w+)+|\b[A-Za-z_]\w*\d\w*")
 LOCATOR = re.compile(
-    r"(?:\b(?:Tables?|Figs?\.|Figures?|Eqs?\.|Equations?|Sections?|Sec\.|pp?\.|pages?|Parts?|Chapters?|"
-    r"Appendix|Algorithm|[Vv]ersion|Lemma|Theorem)\s+|§\s*)"
-    r"\d+(?:\.\d+)*(?:\s*(?:[–-]|,|and|&)\s*(?:§\s*)?\d+(?:\.\d+)*)*"
+    r"(?:\b(?:tables?|figs?\.|figures?|eqs?\.|equations?|sections?|sec\.|pp?\.|pages?|parts?|chapters?|"
+    r"appendix|algorithm|version|lemma|theorem|rules?|takeaways?|questions?)\s+|§\s*)"
+    r"\d+(?:\.\d+)*(?:\s*(?:[–-]|,|and|&)\s*(?:§\s*)?\d+(?:\.\d+)*)*",
+    re.I,
 )
-ARXIV = re.compile(r"\barXiv[: ]\s*\d{4}\.\d{4,5}(?:v\d+)?")
+# A part's or a question's ordinal before its title: "[6 · Depth versus width](...)", "??? question \"4. ...".
+ORDINAL = re.compile(r"(?:\[|^|\")\s*\d+(?:\s+·|\.(?=\s))")
+# A kernel size names an operation: "a 3×3 convolution", "1×1-convolution shortcuts".
+KERNEL = re.compile(r"\b\d+×\d+(?=[- ]?conv)")
+ARXIV = re.compile(r"\b\d{4}\.\d{4,5}(?:v\d+)?\b")  # arXiv identifiers: 1512.03385
 MONTHS = "January|February|March|April|May|June|July|August|September|October|November|December"
 YEAR = r"(?:19|20)\d\d[a-z]?"
 CITED_YEAR = re.compile(
@@ -116,7 +124,7 @@ def scan(text: str, math: bool = True) -> list[str]:
         text = MATH.sub(take_math, text)
     for pattern in MARKUP:
         text = _blank_all(pattern, text)
-    for pattern in (ARXIV, LOCATOR):
+    for pattern in (ARXIV, LOCATOR, ORDINAL, KERNEL):
         text = _blank_all(pattern, text)
     text = _blank_all(CITED_YEAR, text, 1)
     text = _blank_all(NAME, text)
