@@ -9,7 +9,8 @@
   page or file of that work), `about` (what the number is) and optionally `quote` (the source's own
   words), `unit` (shown after the value, e.g. "%" or " layers") and `check` (a machine-readable
   source the tests compare the value with: `torchvision:<file>:<Weights enum>.<member>:<key>`, key
-  `num_params`, `acc@1` or `acc@5`); or derived, with `formula` (arithmetic over other facts' ids) and
+  `num_params`, `acc@1`, `acc@5` or `crop_size`); or derived, with `formula` (arithmetic over other
+  facts' ids) and
   `about` instead of `value`, `work` and `where`.
 
 `load()` checks the schema and raises FactError naming the file and the fact; `value(id)` evaluates
@@ -252,15 +253,19 @@ def weights_metadata(source: str) -> dict[str, dict[str, Any]]:
             if not (isinstance(node, ast.Assign) and isinstance(node.value, ast.Call)):
                 continue
             meta: dict[str, Any] = {}
+            crop = {}
             for kw in node.value.keywords:
                 if kw.arg == "meta" and isinstance(kw.value, ast.Dict):
                     meta = _literals(kw.value.keys, kw.value.values, common)
+                if kw.arg == "transforms" and isinstance(kw.value, ast.Call):  # partial(..., crop_size=224)
+                    crop = {k.arg: ast.literal_eval(k.value) for k in kw.value.keywords if k.arg == "crop_size"}
             if "_metrics" not in meta:
                 continue
             for target in node.targets:
                 if isinstance(target, ast.Name):
                     out[f"{cls.name}.{target.id}"] = {
                         "num_params": meta.get("num_params"),
+                        **crop,
                         **meta["_metrics"].get("ImageNet-1K", {}),
                     }
     return out

@@ -127,7 +127,9 @@ def on_page_content(html: str, page: Any, config: Any, files: Files) -> str:
 
 
 def on_page_markdown(markdown: str, page: Any, config: Any, files: Files) -> str:
-    typed = numbers.check_markdown(markdown, page.file.src_uri, page.file.content_string, figures.REGISTRY)
+    typed = []
+    if page.file.src_uri.endswith(".md"):  # a notebook page's Markdown is its JSON
+        typed = numbers.check_markdown(markdown, page.file.src_uri, page.file.content_string, figures.REGISTRY)
     if typed and _state["strict"]:
         raise PluginError("numbers typed by hand (sitekit/numbers.py):\n  " + "\n  ".join(typed))
     for problem in typed:  # preview: say it, keep serving

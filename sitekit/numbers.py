@@ -75,7 +75,7 @@ ARXIV = re.compile(r"\b\d{4}\.\d{4,5}(?:v\d+)?\b")  # arXiv identifiers: 1512.03
 MONTHS = "January|February|March|April|May|June|July|August|September|October|November|December"
 YEAR = r"(?:19|20)\d\d[a-z]?"
 CITED_YEAR = re.compile(
-    rf"(?:(?:et al\.?|&|and|'s)\s+|(?:{MONTHS})\s+|(?<=\()|(?<=[A-Z][a-z]) |(?<=[A-Z]{{2}}) |, )({YEAR})\b"
+    rf"(?:(?:et al\.?|&|and|'s)\s+|(?:{MONTHS})\s+|(?<=\()|(?<=[^.!?\s]\s)[A-Z][\w'’-]*\s+|, )({YEAR})\b"
 )
 # In math, a number standing alone as a value after a relation is a measurement or a setting.
 MATH_VALUE = re.compile(

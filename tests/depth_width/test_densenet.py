@@ -29,4 +29,7 @@ def test_built_densenet121_matches_torchvision_parameter_count(claim, device):
         parameters=r.parameters,
         depth=r.depth,
         widths={"columns": ["k0 (in)", "layers n", "k0 + n·k (out)"], "rows": r.block_widths},
+        k=(ends[0] - r.block_widths[0][0]) // r.block_widths[0][1],
+        block_layers=[n for _, n, _ in r.block_widths],
+        dense_layers=sum(n for _, n, _ in r.block_widths),
     )

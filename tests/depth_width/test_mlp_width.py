@@ -38,6 +38,9 @@ def test_doubling_hidden_width_doubles_block_weights(claim, counts):
         weight_ratio=r.weight_ratio[HIDDEN],
         total_ratio=r.total_ratio[HIDDEN],
         macs_ratio=r.macs_ratio[HIDDEN],
+        d=snippet.CONFIGS[BASE][0],
+        h=snippet.CONFIGS[BASE][0] * snippet.CONFIGS[BASE][1],
+        h_doubled=snippet.CONFIGS[HIDDEN][0] * snippet.CONFIGS[HIDDEN][1],
     )
 
 

@@ -1,6 +1,8 @@
 """Claims of Part 6 about the ResNets built layer by layer."""
 
 import pytest
+import torch
+from torch import nn
 
 from snippets.depth_width import model_zoo
 from snippets.depth_width import resnet as snippet
@@ -26,4 +28,22 @@ def test_built_resnets_match_torchvision_parameter_counts(claim, device):
     assert [r.depth[n] for n in ("resnet50", "resnet101", "resnet152")] == [50, 101, 152]
     with_buffers = {n: p + r.buffers[n] for n, p in r.parameters.items()}
     claim.rejects(counts_match, with_buffers, published, because="BatchNorm's running statistics counted in")
-    claim.record(parameters=r.parameters, depth=r.depth, output_shape=r.output_shape["resnet50"])
+    claim.record(
+        parameters=r.parameters,
+        depth=r.depth,
+        output_shape=r.output_shape["resnet50"],
+        widths={n: conv_widths(n) for n in ("resnet50", "wide_resnet50_2")},
+    )
+
+
+def conv_widths(name: str) -> dict[str, list[int]]:
+    """Channel widths by stage: inside the bottleneck (its 3×3 convolutions) and of the stream between blocks."""
+    with torch.device("meta"):
+        model = snippet.resnet(**snippet.RESNETS[name])
+    blocks = [m for m in model.modules() if isinstance(m, snippet.Bottleneck)]
+    linear = next(m for m in model.modules() if isinstance(m, nn.Linear))
+    return {
+        "bottleneck": sorted({b.branch[3].out_channels for b in blocks}),  # the 3×3 convolution
+        "stream": sorted({b.branch[-2].out_channels for b in blocks}),  # the last 1×1, back to the stream
+        "classifier": [linear.in_features, linear.out_features],
+    }
