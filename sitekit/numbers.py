@@ -5,6 +5,9 @@ problem per number typed by hand. A number is bound when a macro produces it (`{
 `{{ table(...) }}`, `{{ fact(...) }}`...). Everything else that contains a digit is reported, except
 what these rules recognise as notation or naming (no list of allowed numbers):
 
+Where a number has no record or fact yet, spell it out only if it is not a measurement; "fifty blocks"
+is the same unbound measurement as "50 blocks", so bind it instead.
+
 1. Code: fenced blocks, `code spans`, and `--8<--` include lines (a listing's own numbers are code;
    when the prose quotes one, the prose fills it in from the claim that records it).
 2. Markup: link targets `](...)`, autolinks `<https://...>`, bare URLs, HTML tags, `{ attr lists }`,
@@ -19,10 +22,13 @@ what these rules recognise as notation or naming (no list of allowed numbers):
    `p. 5`, `Part 3` (the module's own parts), `rule 1`, `takeaway 2`, `question 4`; an ordinal before a
    title (`[6 · Depth versus width](...)`, `??? question "4. ..."`); a kernel size naming an operation
    (`3×3 convolution`).
-6. Citation years and identifiers: a year (1900–2099) after an author (`He et al. 2015`,
+6. The constants 0 and 1 (a gate near 1, a ratio of 1, exactly 0): the zero and the identity, not
+   measurements. A measured value that happens to be 0 or 1 still comes from its record where the
+   sentence reports it.
+7. Citation years and identifiers: a year (1900–2099) after an author (`He et al. 2015`,
    `Zagoruyko & Komodakis 2016`), a month (`December 2015`), an opening parenthesis or comma inside a
-   citation (`(2016)`), or a venue (`CVPR 2016`); arXiv identifiers (`1512.03385`). A year that dates
-   an event in prose ("before 2015") is a fact.
+   citation (`(2016)`), or a venue or name (`CVPR 2016`, but not a preposition: `In 2015`); arXiv
+   identifiers (`1512.03385`). A year that dates an event in prose ("before 2015") is a fact.
 
 A figure's alt text (`figure("name", "alt")`) is prose, and so are the labels a figure function writes
 (titles, axis labels, text, legend labels in `figures/*.py`): their literal digits are checked by the same
@@ -74,8 +80,9 @@ KERNEL = re.compile(r"\b\d+×\d+(?=[- ]?conv)")
 ARXIV = re.compile(r"\b\d{4}\.\d{4,5}(?:v\d+)?\b")  # arXiv identifiers: 1512.03385
 MONTHS = "January|February|March|April|May|June|July|August|September|October|November|December"
 YEAR = r"(?:19|20)\d\d[a-z]?"
+PREPOSITIONS = "In|Before|After|Around|Since|By|Until|From|During|Through|Of|To|At|On"  # "Before 2015" dates an event
 CITED_YEAR = re.compile(
-    rf"(?:(?:et al\.?|&|and|'s)\s+|(?:{MONTHS})\s+|(?<=\()|(?<=[^.!?\s]\s)[A-Z][\w'’-]*\s+|, )({YEAR})\b"
+    rf"(?:(?:et al\.?|&|and|'s)\s+|(?:{MONTHS})\s+|(?<=\()|\b(?!{PREPOSITIONS}\b)[A-Z][\w'’-]*\s+|, )({YEAR})\b"
 )
 # In math, a number standing alone as a value after a relation is a measurement or a setting.
 MATH_VALUE = re.compile(
@@ -128,7 +135,7 @@ def scan(text: str, math: bool = True) -> list[str]:
         text = _blank_all(pattern, text)
     text = _blank_all(CITED_YEAR, text, 1)
     text = _blank_all(NAME, text)
-    found.extend(m[0].rstrip(".,") for m in NUMBER.finditer(text))
+    found.extend(m[0].rstrip(".,") for m in NUMBER.finditer(text) if m[0].rstrip(".,") not in ("0", "1"))
     return found
 
 

@@ -26,7 +26,15 @@ def test_dense_width_is_k0_plus_l_times_k(claim, result):
     widths_are(result.widths, k0)
     widths_are({100: result.width_at_100}, k0)
     claim.rejects(widths_are, {100: result.width_at_100}, 0, because="100 × 32 = 3200, leaving out the input's k0")
-    claim.record(k0=k0, k=k, widths=result.widths, width_at_100=result.width_at_100, l_times_k=100 * k)
+    claim.record(
+        k0=k0,
+        k=k,
+        widths=result.widths,
+        width_at_100=result.width_at_100,
+        l_times_k=100 * k,
+        depths=list(result.widths),
+        long_depth=100,
+    )
 
 
 def table(r: snippet.Result) -> dict:
@@ -61,5 +69,7 @@ def test_dense_stack_memory_grows_quadratically_residual_linearly(claim, result)
         n=result.n,
         k0=result.k0,
         k=result.k,
+        doubled_from=32,
+        doubled_to=64,
         series={kind: {str(L): b for L, b in result.saved[kind].items()} for kind in result.saved},
     )

@@ -50,6 +50,9 @@ def test_highway_block_is_identity_only_in_the_limit(claim, result):
         exp_minus_10=math.exp(-10),
         residual_zero_init=result.zero_init_residual_deviation,
         d=result.d,
+        decay_from=-10.0,
+        decay_to=-20.0,
+        lowest_bias=min(rows),
     )
 
 
