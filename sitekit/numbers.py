@@ -17,7 +17,8 @@ is the same unbound measurement as "50 blocks", so bind it instead.
    its number by a non-breaking space (`OLMo&nbsp;2`). A number before the word (`56-layer`) is a value.
 4. Math `\\( ... \\)` and `\\[ ... \\]` is notation (indices, exponents, coefficients, `\\frac{1}{2}`),
    except a number that stands alone as a value after a relation (`k = 32`, `\\approx 10^{-3}`, `< 0.5`):
-   that is a measurement or a setting and must be filled in.
+   that is a measurement or a setting and must be filled in (unless the left side is arithmetic on
+   numbers alone, `1 + 2 = 3`).
 5. Citation locators and ordinals: `Table 2`, `tables 3–4`, `Fig. 1`, `Eq. 3`, `Section 3.1`, `§4.2`,
    `p. 5`, `Part 3` (the module's own parts), `rule 1`, `takeaway 2`, `question 4`; an ordinal before a
    title (`[6 · Depth versus width](...)`, `??? question "4. ..."`); a kernel size naming an operation
@@ -64,6 +65,7 @@ MARKUP = [
     re.compile(r"[A-Z][\w-]*&nbsp;\d+(?:\.\d+)?\b"),  # a name and its number: OLMo&nbsp;2, Gemma&nbsp;3
     re.compile(r"&#?\w+;"),  # HTML entities
 ]
+CONSTANTS = ("0", "1", "0.0", "1.0")  # the zero and the identity
 NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 # Names: a word with hyphen-joined parts (ResNet-50-2, CIFAR-10, top-1), or digits inside a word (float32).
 NAME = re.compile(r"\b[A-Za-z]\w*(?:-\w+)+|\b[A-Za-z_]\w*\d\w*")
@@ -88,7 +90,7 @@ CITED_YEAR = re.compile(
 MATH_VALUE = re.compile(
     r"(?:=|\\approx|\\sim|\\simeq|<|>|\\le|\\ge|\\leq|\\geq|\\lt|\\gt)\s*"
     r"(?P<num>10\^\{?-?\d+\}?|-?\d+(?:\.\d+)?(?:\s*\\times\s*10\^\{?-?\d+\}?)?)"
-    r"\s*(?:$|[,;.)\\]|\\[,;!: ]|\\quad|\\text)"
+    r"\s*(?:$|[,;.)]|\\[,;!: ]|\\q?quad|\\text|\\mathrm)"
 )
 
 
@@ -116,7 +118,13 @@ def _blank_all(pattern: re.Pattern[str], text: str, group: int = 0) -> str:
 
 def _math_values(math: str) -> list[str]:
     """Values in math: a number alone after a relation, other than the zero and the identity (0, 1)."""
-    return [m["num"] for m in MATH_VALUE.finditer(math) if m["num"] not in ("0", "1", "-1")]
+    out = []
+    for m in MATH_VALUE.finditer(math):
+        left = re.split(r"[,;]|\\quad|=|\\approx", math[: m.start()])[-1]
+        arithmetic = not re.search(r"[A-Za-z]", re.sub(r"\\(?:cdot|times|frac|tfrac|left|right)", "", left))
+        if m["num"] not in ("0", "1", "-1") and not (arithmetic and re.search(r"\d", left)):
+            out.append(m["num"])  # `1 + 2 = 3` is arithmetic on the page's own numbers, not a value
+    return out
 
 
 def scan(text: str, math: bool = True) -> list[str]:
@@ -135,7 +143,7 @@ def scan(text: str, math: bool = True) -> list[str]:
         text = _blank_all(pattern, text)
     text = _blank_all(CITED_YEAR, text, 1)
     text = _blank_all(NAME, text)
-    found.extend(m[0].rstrip(".,") for m in NUMBER.finditer(text) if m[0].rstrip(".,") not in ("0", "1"))
+    found.extend(m[0].rstrip(".,") for m in NUMBER.finditer(text) if m[0].rstrip(".,") not in CONSTANTS)
     return found
 
 

@@ -72,7 +72,7 @@ def test_notation_and_citations_are_recognised_by_rule(notation):
 
 
 def test_a_value_written_into_math_is_a_number_not_notation():
-    assert typed("With \\(k = 32\\) channels and \\(\\approx 10^{-33}\\), the ratio is 1.") == ["32", "10^{-33}", "1"]
+    assert typed("With \\(k = 32\\) channels and \\(\\approx 10^{-33}\\), the ratio is 2.") == ["32", "10^{-33}", "2"]
 
 
 def test_a_multiline_formula_is_notation_except_its_values():

@@ -1,5 +1,6 @@
 """Claims of Part 1 about a deep plain BatchNorm stack's input gradient at initialisation (5 seeds)."""
 
+import inspect
 import itertools
 import statistics
 
@@ -54,4 +55,8 @@ def test_batchnorm_plain_stack_gradient_explodes_at_init(claim, sweep):
         # 45 blocks of 2 weight layers lie between depth 5 and depth 50
         bn_factor_per_layer=ratio ** (1 / 90),
         seeds=len(sweep),
+        d=inspect.signature(snippet.measure).parameters["d"].default,
+        batch=inspect.signature(snippet.measure).parameters["batch"].default,
+        shallow=DEPTHS[0],
+        deep=DEPTHS[-1],
     )

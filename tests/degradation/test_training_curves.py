@@ -1,8 +1,10 @@
 """Claims of Part 1: the miniature of He et al.'s Figure 1 (training loss of three nets, 5 seeds)."""
 
+import math
 import statistics
 
 import pytest
+import torch
 
 from snippets.degradation import training_curves as snippet
 
@@ -75,7 +77,24 @@ def test_deeper_plain_net_has_higher_training_loss(claim, runs):
         epochs=len(runs[0].curves[SHALLOW]),
         steps=len(runs[0].curves[SHALLOW]) * snippet.N // 128,
         seeds=len(runs),
+        loss_ratio_min=min(
+            d / s
+            for d, s in zip(per_seed(runs, "final_loss", DEEP), per_seed(runs, "final_loss", SHALLOW), strict=True)
+        ),
+        n=snippet.N,
+        d_in=snippet.D_IN,
+        classes=snippet.K,
+        chance_loss=math.log(snippet.K),
+        batch=128,  # the minibatch train() draws; steps per epoch = N / batch
+        steps_per_epoch=snippet.N // 128,
+        layers={"shallow": weight_layers(snippet.SHALLOW, False), "deep": weight_layers(snippet.DEEP, False)},
+        blocks={"shallow": snippet.SHALLOW, "deep": snippet.DEEP, "extra": snippet.DEEP - snippet.SHALLOW},
     )
+
+
+def weight_layers(blocks: int, residual: bool) -> int:
+    """Layers with weights (Linear) in one of the nets."""
+    return sum(isinstance(m, torch.nn.Linear) for m in snippet.make_net(blocks, residual).modules())
 
 
 @pytest.mark.claim(
@@ -93,6 +112,7 @@ def test_residual_net_of_same_depth_does_not_degrade(claim, runs):
     claim.rejects(no_degradation, losses[DEEP], losses[DEEP], losses[SHALLOW], because="the 22-layer plain net")
     wins = sum(d <= s for d, s in zip(losses[RESIDUAL], losses[SHALLOW], strict=True))
     claim.record(
+        seeds=len(runs),
         wins_over_shallow=wins,
         median_ratio_to_shallow=statistics.median(losses[RESIDUAL]) / statistics.median(losses[SHALLOW]),
         median_ratio_to_plain=statistics.median(losses[RESIDUAL]) / statistics.median(losses[DEEP]),

@@ -73,4 +73,15 @@ def test_plain_and_residual_models_differ_only_by_the_shortcut(claim):
     claim.rejects(same_start, models[False], other_seed, because="a residual model from another seed")
     count = sum(p.numel() for p in models[True].parameters())
     linears = sum(isinstance(m, torch.nn.Linear) for m in models[True].modules())
-    claim.record(parameters=count, linear_layers=linears, depth=snippet.DEPTH, dim=snippet.DIM)
+    x, target = snippet.make_data(seed=0)
+    noise = target - torch.sin(x.norm(dim=1, keepdim=True))  # what make_data added to sin(‖x‖)
+    claim.record(
+        parameters=count,
+        linear_layers=linears,
+        depth=snippet.DEPTH,
+        dim=snippet.DIM,
+        n=snippet.N,
+        parameter_tensors=len(list(models[True].parameters())),  # what Adam updates one by one
+        noise_std=noise.std().item(),
+        adam_eps=torch.optim.Adam(models[True].parameters()).defaults["eps"],
+    )

@@ -24,6 +24,7 @@ def test_default_linear_init_is_not_he(claim, device):
     assert r.max_abs_weight <= r.bias_bound and r.max_abs_bias <= r.bias_bound
     claim.rejects(variance_is, r.default_variance, r.formula_he, because="He init, which the default is not")
     claim.record(
+        layers=snippet.weight_variance.__defaults__[-1],  # fresh layers pooled per variance estimate
         fan_in=r.fan_in,
         default_variance=r.default_variance,
         formula_default=r.formula_default,

@@ -1,5 +1,6 @@
 """Claims of Part 3 about input gradients of plain and residual stacks across depth (5 seeds)."""
 
+import inspect
 import statistics
 
 import pytest
@@ -63,6 +64,10 @@ def test_plain_stack_input_gradient_vanishes_by_depth_50(claim, sweep):
         ratio_50_5=m[50] / m[5],
         float32_norm=max(r.float32_norm_of_plain_50 for r in sweep),
         seeds=len(sweep),
+        shallow=snippet.DEPTHS[0],
+        deep=snippet.DEPTHS[-1],
+        d=inspect.signature(snippet.measure).parameters["d"].default,
+        batch=inspect.signature(snippet.measure).parameters["batch"].default,
     )
 
 
@@ -77,7 +82,14 @@ def test_residual_stack_input_gradient_stays_within_10x(claim, sweep):
     claim.rejects(within_10x, sweep[0].norms["default"]["plain"], because="the plain stack")
     m = medians(sweep, "default", "residual")
     # Per block the branch's Jacobian has gain² = (1/3)(1/2)(1/3) = 1/18, so ‖g‖ grows by √(19/18) per block.
-    claim.record(median=m, ratio_50_5=m[50] / m[5], predicted_ratio_50_5=(19 / 18) ** (45 / 2))
+    claim.record(
+        median=m,
+        ratio_50_5=m[50] / m[5],
+        predicted_ratio_50_5=(19 / 18) ** (45 / 2),
+        shallow=snippet.DEPTHS[0],
+        deep=snippet.DEPTHS[-1],
+        blocks_between=snippet.DEPTHS[-1] - snippet.DEPTHS[0],
+    )
 
 
 @pytest.mark.claim(

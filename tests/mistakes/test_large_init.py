@@ -69,6 +69,8 @@ def test_stream_growth_by_block_50_follows_branch_energy(claim, results):
         measured_rho2=rho2,
         rho_for_10x=rho_for_10x,
         seeds=len(results),
+        block=results[0].depth,
+        target=10,  # the tenfold growth rho_for_10x is solved for
     )
 
 

@@ -29,6 +29,7 @@ def test_identity_block_output_shape_equals_input_shape(claim, r):
         input_shape=r.input_shape,
         output_shape_e1=r.output_shapes[1],
         output_shape_e4=r.output_shapes[4],
+        expansion=4,
     )
 
 
@@ -45,4 +46,6 @@ def test_identity_block_parameters_are_the_branch_alone(claim, r):
     assert r.shortcut_parameters == 0
     with_projection = {e: n + r.d * r.d for e, n in r.parameters.items()}
     claim.rejects(counts_match, with_projection, r.formula, because="a d×d projection on the shortcut")
-    claim.record(d=r.d, params_e1=r.parameters[1], params_e4=r.parameters[4], shortcut=r.shortcut_parameters)
+    claim.record(
+        d=r.d, params_e1=r.parameters[1], params_e4=r.parameters[4], shortcut=r.shortcut_parameters, expansion=4
+    )
