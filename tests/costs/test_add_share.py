@@ -50,6 +50,7 @@ def test_add_flop_share_is_one_over_16d(claim):
             "rows": [[d, b // 8, a // 8, display.sig(a / b)] for d, (b, a) in counted.items()],
         },
         share_1024=counted[1024][1] / counted[1024][0],
+        bytes_per_add_flop=3 * torch.finfo(torch.float32).bits // 8,  # reads two numbers, writes one
     )
 
 

@@ -43,4 +43,5 @@ def test_concatenation_memory_grows_quadratically_addition_linearly(claim, r):
         dense_exponent=r.dense_exponent,
         ratio_128=r.dense[-1] / r.residual[-1],
         final_width=r.d + r.growth * snippet.DEPTHS[-1],
+        depth_max=snippet.DEPTHS[-1],
     )

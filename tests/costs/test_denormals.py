@@ -1,6 +1,7 @@
 """Claims of the Measured costs page about subnormal floats and flushing them."""
 
 import pytest
+import torch
 
 from benchmarks import store
 from snippets.costs import denormals as snippet
@@ -39,6 +40,7 @@ def test_flush_denormal_zeroes_subnormal_inputs(claim, device, r):
         subnormal_in=r.subnormal_in,
         kept_without_flush=r.kept_without_flush,
         kept_with_flush=r.kept_with_flush,
+        float32_smallest_normal=torch.finfo(torch.float32).tiny,
     )
 
 

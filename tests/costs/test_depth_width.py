@@ -27,6 +27,7 @@ def test_narrow_deep_and_wide_shallow_cost_the_same_flops(claim):
         narrow=narrow,
         wide=wide,
         param_ratio=narrow.parameters / wide.parameters,
+        depth_ratio=narrow.depth / wide.depth,
     )
 
 

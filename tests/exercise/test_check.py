@@ -177,4 +177,4 @@ def test_self_check_explains_broken_files_without_a_traceback(claim, tmp_path, c
 
         raw = traceback.format_exc()
     claim.rejects(short_message, raw, 1, "line 1", because="Python's own traceback")
-    claim.record(outputs=outputs, exit_code=code)
+    claim.record(outputs=outputs)
