@@ -84,3 +84,25 @@ def test_the_model_zoo_listing_shows_the_registry_values():
     reg = facts.load()
     for name, (params, acc1) in model_zoo.TORCHVISION.items():
         assert (params, acc1) == (reg.value(f"{name}_params"), reg.value(f"{name}_top1")), name
+
+
+def test_a_fact_on_a_page_links_to_its_source_entry():
+    from sitekit import render
+
+    ctx = render.Context(page="module/depth-vs-width.md", cpu={})
+    out = render.render('DenseNet-121: {{ fact("densenet121_top1") }}.', ctx)
+    assert out.startswith("DenseNet-121: [74.434%](sources.md#fact-densenet121-top1 ")
+    assert "densenet.py" in out and "{ .fact }" in out
+
+
+def test_the_sources_page_lists_every_fact_and_every_work():
+    reg = facts.load()
+    page = facts.sources_markdown(reg)
+    assert all(f'id="{facts.anchor(fid)}"' in page for fid in reg.facts)
+    assert all(w.title in page for w in reg.works.values())
+
+
+def test_a_works_description_may_not_type_a_number(tmp_path):
+    reg = load_text(tmp_path, WORK.replace('cited_for = "x"', 'cited_for = "the 56-layer net"'))
+    with pytest.raises(facts.FactError, match="cited_for types"):
+        facts.sources_markdown(reg)

@@ -89,3 +89,21 @@ def test_a_figure_label_with_a_typed_number_is_reported():
     found = numbers.check_figure(draw)
     assert [u.number for u in found] == ["50"]
     assert "(figure label)" in found[0].where and "test_numbers.py" in found[0].where
+
+
+def test_a_year_that_dates_an_event_is_a_fact_but_a_citation_year_is_not():
+    assert typed("Before 2015 each jump in accuracy came with depth.") == ["2015"]
+    assert typed("In 2015 they showed it.") == ["2015"]
+    assert typed("as Hochreiter's 1991 thesis and (Bengio, Simard and Frasconi, 1994) showed") == []
+
+
+def test_zero_and_one_are_constants_but_other_small_numbers_are_not():
+    assert typed("A gate near 1 or 0, a ratio of 1.0.") == []
+    assert typed("After 2 blocks and 3 seeds.") == ["2", "3"]
+
+
+def test_the_sites_figures_type_no_numbers_into_their_labels():
+    from sitekit import figures
+
+    found = [str(u) for spec in figures.load_all().values() for u in numbers.check_figure(spec.draw)]
+    assert found == []

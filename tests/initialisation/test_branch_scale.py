@@ -1,5 +1,6 @@
 """Claims of Part 5 about the size of a pre-norm block's write at initialisation."""
 
+import inspect
 import statistics
 
 import pytest
@@ -33,4 +34,7 @@ def test_prenorm_write_is_fixed_size_not_fixed_ratio(claim, device):
         first=along[0],
         last=along[-1],
         depth=len(along),
+        stream_rms=sorted(results[0].ratio),
+        seeds=len(results),
+        d=inspect.signature(snippet.measure).parameters["d"].default,
     )

@@ -1,5 +1,6 @@
 """Claims of Part 5 about Fixup's rescaling."""
 
+import inspect
 import math
 import statistics
 
@@ -50,4 +51,10 @@ def test_fixup_rescaling_keeps_stream_bounded(claim, results):
         e_squared=math.e**2,
         scale_m2_L128=snippet.fixup_scale(128, 2),
         scale_m3_L128=snippet.fixup_scale(128, 3),
+        scale_at=128,
+        layers=list(snippet.LAYERS),
+        exploded=1e10,
+        exploded_by=32,
+        seeds=len(results),
+        d=inspect.signature(snippet.measure).parameters["d"].default,
     )

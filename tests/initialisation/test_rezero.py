@@ -1,5 +1,6 @@
 """Claims of Part 5 about ReZero."""
 
+import inspect
 import statistics
 
 import pytest
@@ -27,7 +28,7 @@ def test_rezero_stack_at_alpha_zero_is_exactly_identity(claim, results):
     for r in results:
         identity(r.identity_exact, r.identity_max_error)
     claim.rejects(identity, False, results[0].nonzero_alpha_max_error, because="α = 0.1 in the first block")
-    claim.record(depth=results[0].depth, max_error=max(r.identity_max_error for r in results))
+    claim.record(depth=results[0].depth, max_error=max(r.identity_max_error for r in results), seeds=len(results))
 
 
 @pytest.mark.claim(
@@ -76,4 +77,8 @@ def test_deep_rezero_stack_trains(claim, results):
         plain_ratio=plain[-1] / plain[0],
         rezero_curve=results[0].rezero_losses,
         plain_curve=plain,
+        depth=results[0].depth,
+        seeds=len(results),
+        plain_seed=0,
+        d=inspect.signature(snippet.measure).parameters["d"].default,
     )

@@ -1,5 +1,6 @@
 """Claims of Part 5 about zero-initialised last layers and the distance from the identity."""
 
+import inspect
 import statistics
 
 import pytest
@@ -68,4 +69,8 @@ def test_default_init_deviation_grows_with_depth(claim, results):
         he_30=med["he"][29],
         he_100=med["he"][99],
         he_per_block=(med["he"][99] / med["he"][9]) ** (1 / 90),
+        seeds=len(results),
+        d=inspect.signature(snippet.measure).parameters["d"].default,
+        middle=30,  # the depth default_30 and he_30 are read at
+        deepest=len(med["default"]),
     )

@@ -71,6 +71,7 @@ def test_stream_growth_by_block_50_follows_branch_energy(claim, results):
         seeds=len(results),
         block=results[0].depth,
         target=10,  # the tenfold growth rho_for_10x is solved for
+        per_block_for_target=10 ** (2 / 50),  # the second moment's growth per block that gives it
     )
 
 

@@ -1,5 +1,6 @@
 """Claims of Part 4 about the size of the stream across depth."""
 
+import inspect
 import statistics
 
 import pytest
@@ -60,6 +61,8 @@ def test_stream_growth_over_50_blocks_at_default_init(claim, results):
         residual_per_block=series["residual"][50] ** (2 / 50),
         prenorm_per_block=(series["pre-norm"][50] ** 2 - 1) / 50,
         seeds=len(results),
+        depth=len(series["residual"]) - 1,
+        d=inspect.signature(snippet.measure).parameters["d"].default,
     )
 
 
@@ -75,4 +78,4 @@ def test_he_init_stream_grows_over_1e10_in_50_blocks(claim, results):
         explodes(r.sizes["residual, He init"])
     claim.rejects(explodes, results[0].sizes["residual"], because="default init")
     he = median_series(results, "residual, He init")
-    claim.record(he_50=he[50], he_per_block=he[50] ** (2 / 50))
+    claim.record(he_50=he[50], he_per_block=he[50] ** (2 / 50), depth=len(he) - 1)

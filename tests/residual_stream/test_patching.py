@@ -69,4 +69,5 @@ def test_patch_persists_through_random_later_blocks(claim, results):
         residual_norm=rows[0][3],
         plain_norm=rows[2][3],
         later_blocks=results[0].depth - results[0].k,
+        seeds=len(results),
     )

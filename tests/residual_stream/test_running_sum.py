@@ -1,5 +1,6 @@
 """Claims of Part 4 about the stream as a running sum of writes."""
 
+import inspect
 import pytest
 
 from snippets.residual_stream import running_sum as snippet
@@ -39,6 +40,7 @@ def test_stream_is_input_plus_every_write(claim, results):
         float32_relative_error=max(x.float32_relative_error for x in results),
         float64_reordered_max_error=max(x.float64_reordered_max_error for x in results),
         post_norm_max_error=min(x.post_norm_max_error for x in results),
+        d=inspect.signature(snippet.measure).parameters["d"].default,
     )
 
 
@@ -53,4 +55,9 @@ def test_three_block_walk_unrolls_exactly(claim, results):
     for r in results:
         unrolls(r.walk_equal, r.walk_max_error)
     claim.rejects(unrolls, False, results[0].plain_max_error, because="the plain stack")
-    claim.record(max_error=max(r.walk_max_error for r in results), plain_max_error=results[0].plain_max_error)
+    claim.record(
+        max_error=max(r.walk_max_error for r in results),
+        plain_max_error=results[0].plain_max_error,
+        seeds=len(results),
+        d=inspect.signature(snippet.measure).parameters["d"].default,
+    )
