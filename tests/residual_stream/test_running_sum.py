@@ -1,6 +1,7 @@
 """Claims of Part 4 about the stream as a running sum of writes."""
 
 import inspect
+
 import pytest
 
 from snippets.residual_stream import running_sum as snippet
