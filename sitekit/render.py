@@ -387,7 +387,8 @@ def fact(ctx: Context, fid: str, spec: str = "", unit: bool = True) -> str:
         raise ClaimError(f"docs/{ctx.page}: fact({fid!r}): {err}") from None
     f = reg.facts[fid]
     shown = format(number, spec) if spec else (f"{number:,}" if isinstance(number, int) else f"{number:g}")
-    title = "; ".join(f"{reg.works[s.work].cite}, {s.where}" for s in reg.sources(fid)).replace('"', "'")
+    title = "; ".join(f"{reg.works[s.work].cite}, {s.where}" for s in reg.sources(fid))
+    title = title.replace('"', "'").replace("|", "/")  # a title inside a table cell
     return (
         f'[{shown}{f.unit if unit else ""}]({ctx.link("module/sources.md")}#{facts.anchor(fid)} "{title}"){{ .fact }}'
     )

@@ -235,7 +235,7 @@ def test_figures_are_byte_identical_between_two_draws():
     figures.load_all()
     spec = figures.REGISTRY["input-gradient-vs-depth"]
     table = {"columns": list("abcdefg"), "rows": [[L, 1.0, 0.5, 2.0, 3.0, 2.5, 3.5] for L in (5, 10, 20, 50)]}
-    values = {cid: {"table": table} for cid in spec.claims}
+    values = {cid: {"table": table, "seeds": 5} for cid in spec.claims}
     first, second = figures._render(spec, values), figures._render(spec, values)  # drawn twice, no cache
     assert first == second
     assert b"<svg" in first and b"Date" not in first
@@ -245,9 +245,10 @@ def test_a_figure_is_drawn_only_from_passing_current_claims():
     figures.load_all()
     spec = figures.REGISTRY["input-gradient-vs-depth"]
     table = {"columns": list("abcdefg"), "rows": [[L, 1.0, 0.5, 2.0, 3.0, 2.5, 3.5] for L in (5, 10, 20, 50)]}
-    fresh = {cid: record(cid=cid, values={"table": table}) for cid in spec.claims}
+    fresh = {cid: record(cid=cid, values={"table": table, "seeds": 5}) for cid in spec.claims}
     fresh = {cid: dataclasses.replace(c, hash=c.current_hash() or "") for cid, c in fresh.items()}
-    assert figures.draw(spec, fresh) == figures._render(spec, {cid: {"table": table} for cid in spec.claims})
+    drawn = figures._render(spec, {cid: {"table": table, "seeds": 5} for cid in spec.claims})
+    assert figures.draw(spec, fresh) == drawn
     failing = {**fresh, spec.claims[0]: dataclasses.replace(fresh[spec.claims[0]], status="failed")}
     assert figures.draw(spec, failing) is None
 
