@@ -101,9 +101,10 @@ class Unbound:
     where: str  # "docs/module/x.md:12" or "figures/x.py:30"
     number: str
     context: str
+    fix: str = FIX
 
     def __str__(self) -> str:
-        return f"{self.where}: unbound number {self.number!r} in {self.context!r}: {FIX}."
+        return f"{self.where}: unbound number {self.number!r} in {self.context!r}: {self.fix}."
 
 
 def _blank(text: str, start: int, end: int) -> str:
@@ -192,6 +193,13 @@ def check_page(markdown: str, page: str, first_line: int = 1, figures: dict | No
                 shown.append(args[0])
                 alt = args[1] if len(args) > 1 and isinstance(args[1], str) else ""
                 out += [Unbound(f"{where} (figure alt text)", x, _context(alt, x)) for x in scan(alt)]
+        for m in MATH.finditer(text):
+            for call in MACRO.finditer(m[0]):
+                if call["name"] == "fact":  # a fact renders as a link, which a formula cannot hold
+                    fix = (
+                        "a fact is shown as a link to its source, which a formula cannot hold: move it out of the math"
+                    )
+                    out.append(Unbound(where, call[0], m[0], fix))
         text = MACRO.sub(lambda m: " " * len(m[0]), text)
         out += [Unbound(where, x, _context(line, x)) for x in scan(text)]
     for name in dict.fromkeys(shown):

@@ -386,7 +386,7 @@ def fact(ctx: Context, fid: str, spec: str = "", unit: bool = True) -> str:
     except facts.FactError as err:
         raise ClaimError(f"docs/{ctx.page}: fact({fid!r}): {err}") from None
     f = reg.facts[fid]
-    shown = format(number, spec) if spec else (f"{number:,}" if isinstance(number, int) else f"{number:g}")
+    shown = format(number, spec) if spec else facts.display(number)
     title = "; ".join(f"{reg.works[s.work].cite}, {s.where}" for s in reg.sources(fid))
     title = title.replace('"', "'").replace("|", "/")  # a title inside a table cell
     return (

@@ -106,3 +106,13 @@ def test_a_works_description_may_not_type_a_number(tmp_path):
     reg = load_text(tmp_path, WORK.replace('cited_for = "x"', 'cited_for = "the 56-layer net"'))
     with pytest.raises(facts.FactError, match="cited_for types"):
         facts.sources_markdown(reg)
+
+
+def test_facts_show_as_papers_write_them():
+    assert [facts.display(v) for v in (2015, 1202, 64_000, 76.13, 1.6959999999999980)] == [
+        "2015",
+        "1202",
+        "64,000",
+        "76.13",
+        "1.696",
+    ]

@@ -107,3 +107,8 @@ def test_the_sites_figures_type_no_numbers_into_their_labels():
 
     found = [str(u) for spec in figures.load_all().values() for u in numbers.check_figure(spec.draw)]
     assert found == []
+
+
+def test_a_fact_inside_math_is_refused_because_its_link_would_break_the_formula():
+    found = numbers.check_page('GPT-3 has \\(d = {{ fact("gpt3_d_model") }}\\).', "module/page.md")
+    assert len(found) == 1 and "move it out of the math" in str(found[0])
