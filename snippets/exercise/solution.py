@@ -85,8 +85,8 @@ class DeepMLP(nn.Module):
 # float64, because the plain stack's first-layer gradient entries are so small that their
 # squares underflow to zero in float32.
 #
-# One choice here is about speed, not correctness: `fused=True` makes Adam update all 202
-# parameter tensors in one call, where the default makes about a dozen small calls per
+# One choice here is about speed, not correctness: `fused=True` makes Adam update all of the
+# model's parameter tensors (a weight and a bias for each linear layer) in one call, where the default makes about a dozen small calls per
 # tensor, each with Python overhead that would hold up the other model's thread below.
 
 
