@@ -215,8 +215,8 @@ def torchvision_wheel(cache: Path = CACHE) -> Path:
         if done.returncode != 0 or not got.is_file():
             raise FactError(
                 f"could not download {WHEEL} with pip (needed to check the torchvision facts in "
-                f"{_rel(FILE)}): {done.stderr.strip()[-400:] or 'no wheel'}. Connect to PyPI, or put the "
-                f"wheel at {_rel(path)}."
+                f"{_rel(FILE)}): {done.stderr.strip()[-400:] or 'no wheel'}. Connect to PyPI, or (on a host without "
+                f"network) copy the wheel from a machine that has it to {_rel(path)}."
             )
         got.replace(path)
         tmp.rmdir()
