@@ -86,8 +86,9 @@ class DeepMLP(nn.Module):
 # squares underflow to zero in float32.
 #
 # One choice here is about speed, not correctness: `fused=True` makes Adam update all of the
-# model's parameter tensors (a weight and a bias for each linear layer) in one call, where the default makes about a dozen small calls per
-# tensor, each with Python overhead that would hold up the other model's thread below.
+# model's parameter tensors (a weight and a bias for each linear layer) in one call, where the
+# default makes about a dozen small calls per tensor, each with Python overhead that would hold
+# up the other model's thread below.
 
 
 # %%

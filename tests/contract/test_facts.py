@@ -116,3 +116,18 @@ def test_facts_show_as_papers_write_them():
         "76.13",
         "1.696",
     ]
+
+
+def test_an_offline_download_fails_with_what_to_do(tmp_path, monkeypatch):
+    def offline(cmd, **kwargs):
+        return facts.subprocess.CompletedProcess(cmd, 1, "", "ERROR: network is unreachable")
+
+    monkeypatch.setattr(facts.subprocess, "run", offline)
+    with pytest.raises(facts.FactError, match=r"could not download .*network is unreachable.*copy the wheel"):
+        facts.torchvision_wheel(tmp_path)
+
+
+def test_a_wheel_with_another_hash_is_refused(tmp_path):
+    (tmp_path / facts.WHEEL).write_bytes(b"not the pinned wheel")
+    with pytest.raises(facts.FactError, match="not the pinned"):
+        facts.torchvision_wheel(tmp_path)
