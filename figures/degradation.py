@@ -44,7 +44,7 @@ def training_curves(values: Values) -> Any:
         ax.plot(epochs, band["median"], markevery=2, markersize=5, **style)
     ax.set_yscale("log")
     _plain_ticks(ax, [v for band in curves.values() for v in band["min"] + band["max"]])
-    ax.set_xlabel("epoch (8 steps each, same batches for every net)")
+    ax.set_xlabel(f"epoch ({values[RUNS]['steps_per_epoch']} steps each, same batches for every net)")
     ax.set_ylabel("mean training loss")
     ax.set_title(f"Median and min–max over {values[RUNS]['seeds']} seeds")
     ax.legend(loc="lower left")

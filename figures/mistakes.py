@@ -33,8 +33,8 @@ def stream_growth_by_init(values: Values) -> Any:
         rho2 = v["rho2"][init]
         ax.plot(blocks, [(1 + rho2) ** (b / 2) for b in blocks], ":", color=st.color, linewidth=1)
     neutral = look("neutral").color
-    ax.axhline(10, color=neutral, linestyle="--", linewidth=1)
-    ax.annotate("10×", (blocks[0], 10), textcoords="offset points", xytext=(2, 4))
+    ax.axhline(v["target"], color=neutral, linestyle="--", linewidth=1)
+    ax.annotate(f"{v['target']}×", (blocks[0], v["target"]), textcoords="offset points", xytext=(2, 4))
     ax.set_yscale("log")
     ax.set_xlabel("block $l$")
     ax.set_ylabel(r"$\|h_l\| \,/\, \|x\|$")

@@ -84,7 +84,7 @@ MONTHS = "January|February|March|April|May|June|July|August|September|October|No
 YEAR = r"(?:19|20)\d\d[a-z]?"
 PREPOSITIONS = "In|Before|After|Around|Since|By|Until|From|During|Through|Of|To|At|On"  # "Before 2015" dates an event
 CITED_YEAR = re.compile(
-    rf"(?:(?:et al\.?|&|and|'s)\s+|(?:{MONTHS})\s+|(?<=\()|\b(?!{PREPOSITIONS}\b)[A-Z][\w'’-]*\s+|, )({YEAR})\b"
+    rf"(?:(?:(?:et\s+)?al\.|&|and|'s)\s+|(?:{MONTHS})\s+|(?<=\()|\b(?!{PREPOSITIONS}\b)[A-Z][\w'’-]*\s+|, )({YEAR})\b"
 )
 # In math, a number standing alone as a value after a relation is a measurement or a setting.
 MATH_VALUE = re.compile(
