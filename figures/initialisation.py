@@ -69,7 +69,7 @@ def rezero_training(values: Values) -> Any:
     "fixup-stream-growth",
     claims=[FIXUP],
     caption="The stream's second moment once the branches are non-zero, against the number of branches. "
-    "Left, on a linear scale: with Fixup's rescaling it stays near the predicted bound for m = 2 and 3. "
+    "Left, on a linear scale: with Fixup's rescaling it stays near the predicted bound for both branch lengths. "
     "Right, on a log scale: without it, He-initialised branches make it grow without limit.",
 )
 def fixup_stream_growth(values: Values) -> Any:

@@ -31,7 +31,7 @@ is the same unbound measurement as "50 blocks", so bind it instead.
    citation (`(2016)`), or a venue or name (`CVPR 2016`, but not a preposition: `In 2015`); arXiv
    identifiers (`1512.03385`). A year that dates an event in prose ("before 2015") is a fact.
 
-A figure's alt text (`figure("name", "alt")`) is prose, and so are the labels a figure function writes
+A figure's alt text (`figure("name", "alt")`) and caption are prose, and so are the labels a figure function writes
 (titles, axis labels, text, legend labels in `figures/*.py`): their literal digits are checked by the same
 rules; numbers they format from recorded values (`f"{x:.2f}"`) are bound.
 """
@@ -205,6 +205,8 @@ def check_page(markdown: str, page: str, first_line: int = 1, figures: dict | No
     for name in dict.fromkeys(shown):
         if figures and name in figures:
             out += check_figure(figures[name].draw)
+            caption = getattr(figures[name], "caption", "") or ""
+            out += [Unbound(f"figure {name!r} (caption)", x, _context(caption, x)) for x in scan(caption)]
     return out
 
 
