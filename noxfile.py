@@ -115,6 +115,7 @@ def browser(session: nox.Session) -> None:
     """Build the site from the recorded claims, then drive it in Debian's Chromium (browser_tests/).
 
     Needs a `chromium` on PATH (or SITE_CHROMIUM); as root it runs `apt-get install chromium` itself.
+    Runs `npm ci` (Lighthouse, pinned in package-lock.json) when node_modules/ is missing or older.
     SITE_DIR=<a built site> tests that build instead of making one. Screenshots go to screenshots/.
     """
     py = site_env(session)
@@ -127,6 +128,11 @@ def browser(session: nox.Session) -> None:
         session.env["DEBIAN_FRONTEND"] = "noninteractive"
         session.run("apt-get", "update", "-q", external=True)
         session.run("apt-get", "install", "-y", "-q", "chromium", external=True)
+    npm_state = ROOT / "node_modules" / ".package-lock.json"  # written by npm ci
+    if not npm_state.exists() or npm_state.stat().st_mtime < (ROOT / "package-lock.json").stat().st_mtime:
+        if not shutil.which("npm"):
+            session.error("the Lighthouse test needs Node.js 18.20+ with npm (Debian: `apt-get install nodejs npm`).")
+        session.run("npm", "ci", "--no-audit", "--no-fund", external=True)  # Lighthouse, from package-lock.json
     site = os.environ.get("SITE_DIR")
     if not site:
         if not (ROOT / "results" / "cpu.json").exists():
