@@ -10,6 +10,7 @@ serves a whole build, one request per page; formulas are cached by hash for the 
 from __future__ import annotations
 
 import atexit
+import functools
 import hashlib
 import html
 import json
@@ -21,6 +22,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 KATEX = ROOT / "docs" / "assets" / "katex" / "katex.min.js"
+KATEX_CSS = KATEX.with_name("katex.min.css")
 FORMULA = re.compile(r'<(span|div) class="arithmatex">(.*?)</\1>', re.S)
 DELIMITED = re.compile(r"\A\s*\\([(\[])(.*)\\([)\]])\s*\Z", re.S)
 
@@ -96,6 +98,46 @@ class KaTeX:
             with self.proc:  # closes the pipes, then waits
                 self.proc.stdin.close()  # type: ignore[union-attr]
             self.proc = None
+
+
+@functools.cache
+def _font_rules() -> list[tuple[list[frozenset[str]], str]]:
+    """(compound selectors as class sets, font file) for each katex.min.css rule that picks a KaTeX font."""
+    rules = []
+    for selectors, body in re.findall(r"([^{}]+)\{([^{}]*font-family:KaTeX_[^{}]*)\}", KATEX_CSS.read_text("utf-8")):
+        family = re.search(r"font-family:(KaTeX_\w+)", body).group(1)  # type: ignore[union-attr]
+        style = ("Bold" if "font-weight:700" in body else "") + ("Italic" if "font-style:italic" in body else "")
+        for selector in selectors.split(","):
+            compounds = [frozenset(re.findall(r"\.([\w-]+)", c)) for c in re.split(r"[\s>]+", selector.strip())]
+            if compounds[0] == {"katex"}:
+                rules.append(([c for c in compounds[1:] if c], f"{family}-{style or 'Regular'}.woff2"))
+    return rules
+
+
+def fonts(page_html: str) -> list[str]:
+    """The KaTeX font files a page's typeset math draws with (as katex.min.css picks them)."""
+    if 'class="katex"' not in page_html:
+        return []
+    elements = {frozenset(value.split()) for value in re.findall(r'class="([^"]*)"', page_html)}
+    found = {"KaTeX_Main-Regular.woff2"}  # .katex itself
+    for compounds, font in _font_rules():
+        if all(any(c <= e for e in elements) for c in compounds):
+            found.add(font)
+    return sorted(found)
+
+
+def preload_fonts(page_html: str) -> str:
+    """The page with a <link rel=preload> for each KaTeX font its math uses, ahead of katex.min.css:
+    the fonts arrive before the first layout, so no text moves when they do."""
+    link = re.search(r'<link rel="stylesheet" href="([^"]*)katex\.min\.css">', page_html)
+    wanted = fonts(page_html)
+    if link is None or not wanted:
+        return page_html
+    tags = "".join(
+        f'<link rel="preload" href="{link.group(1)}fonts/{font}" as="font" type="font/woff2" crossorigin>'
+        for font in wanted
+    )
+    return page_html[: link.start()] + tags + page_html[link.start() :]
 
 
 def typeset(page_html: str, katex: KaTeX) -> tuple[str, list[str]]:

@@ -121,6 +121,7 @@ def on_post_page(output: str, page: Any, config: Any) -> str:
         )
     for problem in problems:
         log.warning(f"docs/{page.file.src_uri}: {problem}")
+    output = mathrender.preload_fonts(output)
     if getattr(page, "nb_url", None) is not None:
         output = lightpage.slim_notebook(output)
     return output

@@ -103,3 +103,22 @@ def test_notebook_css_keeps_only_rules_the_page_can_use():
         ".a:not(.gone),.also-gone{margin:0}@media (min-width: 10em){.used{top:1px}}@font-face{font-family:x}"
         ".md-typeset__scrollwrap{overflow:auto}</style>"
     )
+
+
+def test_pages_preload_exactly_the_katex_fonts_their_math_uses(katex):
+    page = arithmatex("\\(\\mathcal{L} = \\sum_i x_i\\)\n\n\\[\n\\Big( \\mathbb{R} \\Big)\n\\]\n")
+    out, _ = mathrender.typeset(page, katex)
+    assert mathrender.fonts(out) == [
+        "KaTeX_AMS-Regular.woff2",
+        "KaTeX_Caligraphic-Regular.woff2",
+        "KaTeX_Main-Regular.woff2",
+        "KaTeX_Math-Italic.woff2",
+        "KaTeX_Size1-Regular.woff2",
+        "KaTeX_Size2-Regular.woff2",
+    ]
+    head = '<head><link rel="stylesheet" href="../assets/katex/katex.min.css"></head>'
+    preloaded = mathrender.preload_fonts(head + out)
+    assert preloaded.index('href="../assets/katex/fonts/KaTeX_Main-Regular.woff2" as="font"') < preloaded.index(
+        "katex.min.css"
+    )
+    assert mathrender.preload_fonts(head + "<p>no math</p>") == head + "<p>no math</p>"
