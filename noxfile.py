@@ -8,6 +8,7 @@
     nox -s lint         ruff format --check and ruff check
     nox -s check -- F   self-check a hands-on exercise file F (docs/module/exercise.md)
     nox -s browser      build the site, then test it in headless Chromium (browser_tests/)
+    nox -s lighthouse   Lighthouse performance budget on every page of a built site (serial)
     nox -s bench        benchmark sweeps on CPU       -> results/bench-cpu.json (commit it; minutes)
 
 All CPU sessions share one environment, .nox/site, installed from requirements/lock.txt (with uv,
@@ -218,6 +219,7 @@ def browser(session: nox.Session) -> None:
     """Build the site from the recorded claims, then drive it in Debian's Chromium (browser_tests/).
 
     Needs a `chromium` on PATH (or SITE_CHROMIUM); as root it runs `apt-get install chromium` itself.
+    The Lighthouse budget runs in its own session, `nox -s lighthouse` (serially: it times the main thread).
     SITE_DIR=<a built site> tests that build instead of making one. Screenshots go to screenshots/.
     """
     py = site_env(session)
@@ -240,7 +242,29 @@ def browser(session: nox.Session) -> None:
     session.env["SITE_DIR"] = str(Path(site).resolve())
     workers = os.environ.get("SITE_WORKERS", "auto")  # one Chromium per worker; a page's tests stay together
     parallel = [] if workers == "0" else ["-n", workers, "--dist", "loadgroup"]
-    session.run(str(py), "-m", "pytest", *parallel, "browser_tests", *session.posargs, external=True)
+    lighthouse = ["--ignore", "browser_tests/test_lighthouse.py"]
+    session.run(str(py), "-m", "pytest", *parallel, *lighthouse, "browser_tests", *session.posargs, external=True)
+
+
+@nox.session
+def lighthouse(session: nox.Session) -> None:
+    """Lighthouse 12 (mobile, simulated throttling) on every built page; fails below the budget.
+
+    Needs Node.js 18.20+ with npm and Debian's chromium; runs `npm ci` (Lighthouse, pinned in
+    package-lock.json) when node_modules/ is missing or older. SITE_DIR=<a built site>, else site/.
+    Serial on purpose: a second Chromium on the same cores inflates the blocking time it measures.
+    """
+    py = site_env(session)
+    npm_state = ROOT / "node_modules" / ".package-lock.json"  # written by npm ci
+    if not npm_state.exists() or npm_state.stat().st_mtime < (ROOT / "package-lock.json").stat().st_mtime:
+        if not shutil.which("npm"):
+            session.error("the Lighthouse test needs Node.js 18.20+ with npm (Debian: `apt-get install nodejs npm`).")
+        session.run("npm", "ci", "--no-audit", "--no-fund", external=True)  # Lighthouse, from package-lock.json
+    site = Path(os.environ.get("SITE_DIR") or ROOT / "site")
+    if not (site / "index.html").is_file():
+        session.error(f"no built site at {site}: run `nox -s docs` first, or set SITE_DIR to a built site")
+    session.env["SITE_DIR"] = str(site.resolve())
+    session.run(str(py), "-m", "pytest", "browser_tests/test_lighthouse.py", *session.posargs, external=True)
 
 
 @nox.session

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import functools
 import os
-import re
 import shutil
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
@@ -144,6 +143,9 @@ class Visit:
     math_expected: int
     math_rendered: int
     math_errors: int
+    math_unstyled: int
+    math_scripts: list[str]
+    unsized_images: list[str]
     images: int
     broken_images: list[str]
     serious_a11y: list[dict[str, Any]]
@@ -152,13 +154,30 @@ class Visit:
     raw_tex: list[str]
 
 
-MATH_OPEN = re.compile(r"\\\(|\\\[")
-
-
 def expected_math(path: str) -> int:
-    """Formulas arithmatex wrote into a page: each `\\(` or `\\[` inside an .arithmatex element."""
-    return sum(len(MATH_OPEN.findall(el.get_text())) for el in soup(path).select(".arithmatex"))
+    """Formulas arithmatex found in a page's source: one .arithmatex element each in the built HTML."""
+    return len(soup(path).select(".arithmatex"))
 
+
+# Formulas typeset when the site was built (KaTeX's HTML inside each .arithmatex), ones KaTeX marked
+# as errors, and ones whose MathML copy is not hidden (katex.min.css missing or not applied).
+MATH = """() => {
+  const formulas = [...document.querySelectorAll(".arithmatex")];
+  return [
+    formulas.filter(f => f.querySelectorAll(".katex-html").length === 1).length,
+    document.querySelectorAll(".katex-error").length,
+    [...document.querySelectorAll(".katex-mathml")].filter(m => getComputedStyle(m).position !== "absolute").length,
+  ];
+}"""
+
+# Images that would move the text when they arrive (no width and height) or load before they are needed.
+UNSIZED_IMAGES = """() => [...document.querySelectorAll("article img")]
+  .filter(i => !(i.getAttribute("width") && i.getAttribute("height")) || i.loading !== "lazy")
+  .map(i => (i.currentSrc || i.src).slice(0, 80))"""
+LOAD_LAZY_IMAGES = """() => Promise.all([...document.images].map(i => {
+  i.loading = "eager";
+  return i.decode().catch(() => null);
+}))"""
 
 RAW_TEX = r"""() => {
   const found = [];
@@ -224,11 +243,10 @@ class Visits:
             page.goto(self.base_url + path, wait_until="load")
             page.wait_for_load_state("networkidle")
             body_scheme = page.evaluate("document.body.dataset.mdColorScheme")
-            math_rendered, math_errors = page.evaluate(
-                "[document.querySelectorAll('.arithmatex .katex').length,"
-                " document.querySelectorAll('.katex-error').length]"
-            )
+            math_rendered, math_errors, math_unstyled = page.evaluate(MATH)
             raw_tex = page.evaluate(RAW_TEX)
+            unsized = page.evaluate(UNSIZED_IMAGES)
+            page.evaluate(LOAD_LAZY_IMAGES)  # for the check below and the full-page screenshot
             images, broken = page.evaluate(
                 "[document.images.length, [...document.images]"
                 ".filter(i => !i.complete || i.naturalWidth === 0).map(i => i.currentSrc || i.src)]"
@@ -257,7 +275,10 @@ class Visits:
             math_expected=expected_math(path),
             math_rendered=math_rendered,
             math_errors=math_errors,
+            math_unstyled=math_unstyled,
+            math_scripts=[u for u in ctx.guard.fetched if "katex" in u and urlparse(u).path.endswith(".js")],
             images=images,
+            unsized_images=unsized,
             broken_images=broken,
             serious_a11y=serious,
             screenshot=shot,

@@ -27,12 +27,15 @@ def test_colour_scheme_follows_the_reader(visits: Visits, page_path: str, scheme
     assert visits.get(page_path, scheme).body_scheme == want
 
 
-def test_math_is_typeset(visits: Visits, page_path: str) -> None:
+def test_math_is_typeset_when_built(visits: Visits, page_path: str) -> None:
+    """Every formula arrives as KaTeX's HTML, styled by the site's KaTeX CSS; no math script runs."""
     v = visits.get(page_path)
     assert v.math_errors == 0, f"/{page_path}: KaTeX could not typeset {v.math_errors} formula(s)"
     assert v.math_rendered == v.math_expected, (
-        f"/{page_path}: {v.math_expected} formulas in the HTML, {v.math_rendered} typeset by KaTeX"
+        f"/{page_path}: {v.math_expected} formulas in the source, {v.math_rendered} typeset by KaTeX"
     )
+    assert v.math_unstyled == 0, f"/{page_path}: {v.math_unstyled} formula(s) without KaTeX's CSS applied"
+    assert not v.math_scripts, f"/{page_path} loads a math script at view time: {v.math_scripts}"
     assert not v.raw_tex, (
         f"/{page_path}: TeX shown untypeset (math in a heading reaches the table of contents raw?): {v.raw_tex}"
     )
@@ -41,6 +44,11 @@ def test_math_is_typeset(visits: Visits, page_path: str) -> None:
 def test_every_image_loads(visits: Visits, page_path: str) -> None:
     v = visits.get(page_path)
     assert not v.broken_images, f"/{page_path}: images that did not load: {v.broken_images}"
+
+
+def test_images_load_lazily_in_a_reserved_box(visits: Visits, page_path: str) -> None:
+    v = visits.get(page_path)
+    assert not v.unsized_images, f"/{page_path}: images without width/height or loading=lazy: {v.unsized_images}"
 
 
 def test_no_serious_accessibility_violations(visits: Visits, page_path: str, scheme: str) -> None:

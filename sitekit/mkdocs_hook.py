@@ -19,7 +19,7 @@ from mkdocs.exceptions import PluginError
 from mkdocs.plugins import event_priority
 from mkdocs.structure.files import File, Files
 
-from sitekit import claims, contract, figures, numbers, render
+from sitekit import claims, contract, figures, lightpage, mathrender, numbers, render
 
 _state: dict[str, Any] = {}
 log = logging.getLogger("mkdocs.hooks.sitekit")
@@ -111,6 +111,11 @@ NOTEBOOK_SCRIPTS = re.compile(
 
 
 def on_page_content(html: str, page: Any, config: Any, files: Files) -> str:
+    def site_file(uri: str) -> bytes | None:
+        file = files.get_file_from_path(uri)
+        return file.content_bytes if file else None
+
+    html = lightpage.lazy_images(html, page.url, site_file)
     if getattr(page, "nb_url", None) is None:  # set by mkdocs-jupyter on notebook pages only
         return html
     # include_source copies the .ipynb next to the page; this theme draws no button for it.
@@ -124,6 +129,29 @@ def on_page_content(html: str, page: Any, config: Any, files: Files) -> str:
             raise PluginError(f"docs/{page.file.src_uri}: {err}") from None
         log.warning(str(err))
     return button + html
+
+
+_katex = mathrender.KaTeX()  # one Node process per build; its cache lives as long as `mkdocs serve`
+
+
+def on_post_page(output: str, page: Any, config: Any) -> str:
+    # After the search plugin has read the page: the index keeps the TeX, not KaTeX's markup.
+    output, problems = mathrender.typeset(output, _katex)
+    if problems and _state["strict"]:
+        raise PluginError(
+            f"docs/{page.file.src_uri}: math that KaTeX cannot typeset "
+            "(fix the TeX; see https://katex.org/docs/supported):\n  " + "\n  ".join(problems)
+        )
+    for problem in problems:
+        log.warning(f"docs/{page.file.src_uri}: {problem}")
+    output = mathrender.preload_fonts(output)
+    if getattr(page, "nb_url", None) is not None:
+        output = lightpage.slim_notebook(output)
+    return output
+
+
+def on_post_build(config: Any) -> None:
+    _katex.close()
 
 
 def on_page_markdown(markdown: str, page: Any, config: Any, files: Files) -> str:
