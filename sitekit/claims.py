@@ -126,6 +126,7 @@ class Claim:
     counterfactuals: list[str]
     error: str | None = None
     cpu_only: str | None = None  # why the claim has no CUDA run (e.g. it checks a learner's CPU file)
+    device_independent: str | None = None  # why its outcome cannot depend on the device (not a CUDA verification)
 
     @property
     def test_file(self) -> Path:
