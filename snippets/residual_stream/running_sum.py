@@ -66,6 +66,8 @@ class Result:
     float32_relative_error: float
     float64_reordered_max_error: float
     post_norm_max_error: float  # a post-norm stack against x + its writes
+    independent_relative_error: float  # float32 h_L against x + the writes summed in float64, last first
+    post_norm_independent_relative_error: float  # the same comparison for the post-norm stack
     walk_equal: bool
     walk_max_error: float
     plain_max_error: float  # the plain stack's output against the same unrolled sum
@@ -94,6 +96,14 @@ def measure(
                 hp = block(hp)
             walk = three_blocks(x, *(ResidualBlock(d).branch for _ in range(3)))
     scale = h.abs().max().item()
+
+    def independent(out: torch.Tensor, writes: list[torch.Tensor]) -> float:
+        """Relative distance from x + the writes, summed in float64 and in reverse order."""
+        reference = x.double()
+        for write in reversed(writes):
+            reference = reference + write.double()
+        return ((out.double() - reference).abs().max() / reference.abs().max()).item()
+
     return Result(
         depth=depth,
         same_order_equal=torch.equal(h, replay(x, writes)),
@@ -102,6 +112,8 @@ def measure(
         float32_relative_error=(h - reordered).abs().max().item() / scale,
         float64_reordered_max_error=(h64 - reordered64).abs().max().item(),
         post_norm_max_error=(hp - replay(x, post_writes)).abs().max().item(),
+        independent_relative_error=independent(h, writes),
+        post_norm_independent_relative_error=independent(hp, post_writes),
         walk_equal=torch.equal(walk["h3"], walk["unrolled"]),
         walk_max_error=(walk["h3"] - walk["unrolled"]).abs().max().item(),
         plain_max_error=(walk["plain"] - walk["unrolled"]).abs().max().item(),
