@@ -70,7 +70,9 @@ class Result:
         float  # max |effect − δ|: float32 rounding of (h_k + δ) − h_k
     )
     effect_norm: dict[str, float]  # ‖effect‖ / ‖δ‖, mean over the batch
-    stream_unchanged_after_k: dict[str, bool]  # every stream after block k equals the final one, bit for bit
+    stream_unchanged_after_k: dict[
+        str, bool
+    ]  # every stream after block k equals the final one, bit for bit
 
 
 def measure(

@@ -66,8 +66,12 @@ class Result:
     float32_relative_error: float
     float64_reordered_max_error: float
     post_norm_max_error: float  # a post-norm stack against x + its writes
-    independent_relative_error: float  # float32 h_L against x + the writes summed in float64, last first
-    post_norm_independent_relative_error: float  # the same comparison for the post-norm stack
+    independent_relative_error: (
+        float  # float32 h_L against x + the writes summed in float64, last first
+    )
+    post_norm_independent_relative_error: (
+        float  # the same comparison for the post-norm stack
+    )
     walk_equal: bool
     walk_max_error: float
     plain_max_error: float  # the plain stack's output against the same unrolled sum
