@@ -22,9 +22,10 @@ def same_shape(input_shape: list[int], output_shape: list[int]) -> None:
 )
 def test_identity_block_output_shape_equals_input_shape(claim, r):
     for e in (1, 4):
-        same_shape(r.input_shape, r.output_shapes[e])
-    claim.rejects(same_shape, r.input_shape, [r.input_shape[0], 4 * r.d], because="the branch's hidden width e·d")
+        claim.check(same_shape, r.input_shape, r.output_shapes[e])
+    claim.rejects(same_shape, r.input_shape, r.hidden_shapes[4], because="the branch's widened hidden layer (e = 4)")
     claim.record(
+        expansions=sorted(r.output_shapes),
         d=r.d,
         input_shape=r.input_shape,
         output_shape_e1=r.output_shapes[1],
@@ -41,8 +42,9 @@ def test_identity_block_parameters_are_the_branch_alone(claim, r):
     def counts_match(counted: dict[int, int], formula: dict[int, int]) -> None:
         assert counted == formula, f"{counted} != {formula}"
 
-    counts_match(r.parameters, r.formula)
+    claim.check(counts_match, r.parameters, r.formula)
     assert r.shortcut_parameters == 0
-    with_projection = {e: n + r.d * r.d for e, n in r.parameters.items()}
-    claim.rejects(counts_match, with_projection, r.formula, because="a d×d projection on the shortcut")
+    claim.rejects(
+        counts_match, r.projected_parameters, r.formula, because="the same block with a d×d projection shortcut"
+    )
     claim.record(d=r.d, params_e1=r.parameters[1], params_e4=r.parameters[4], shortcut=r.shortcut_parameters)
