@@ -28,6 +28,8 @@ def test_dense_width_is_k0_plus_l_times_k(claim, result):
     assert result.width_at_100 != 100 * k  # l·k alone leaves out the k0 input features
     claim.rejects(widths_are, result.residual_widths, because="a residual stack, whose width stays k0")
     claim.record(
+        depths=sorted(result.widths),
+        long_depth=100,  # the depth DenseStack(k0, k, 100) in measure() is built with
         k0=k0,
         k=k,
         widths=result.widths,
