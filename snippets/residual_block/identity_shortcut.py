@@ -52,31 +52,20 @@ class Result:
     parameters: dict[int, int]  # expansion -> counted by torch
     formula: dict[int, int]  # expansion -> branch_parameters(d, e)
     shortcut_parameters: int
-    hidden_shapes: dict[
-        int, list[int]
-    ]  # expansion -> shape of the branch's widened hidden layer
-    projected_parameters: dict[
-        int, int
-    ]  # expansion -> the same block with a d×d projection shortcut
 
 
 def measure(device: str = "cpu", seed: int = 0, d: int = 64, batch: int = 8) -> Result:
     """Build blocks with expansion 1 and 4, push one batch through, count parameters."""
     torch.manual_seed(seed)
     x = torch.randn(batch, d, device=device)
-    shapes, params, formula, hidden, projected = {}, {}, {}, {}, {}
+    shapes, params, formula = {}, {}, {}
     for e in (1, 4):
         block = ResidualBlock(d, expansion=e).to(device)
         shapes[e] = list(block(x).shape)
-        hidden[e] = list(block.branch[:2](x).shape)
         params[e] = sum(p.numel() for p in block.parameters())
         formula[e] = branch_parameters(d, e)
-        block.shortcut = nn.Linear(d, d, bias=False)
-        projected[e] = sum(p.numel() for p in block.parameters())
     shortcut = sum(p.numel() for p in ResidualBlock(d).shortcut.parameters())
-    return Result(
-        d, list(x.shape), shapes, params, formula, shortcut, hidden, projected
-    )
+    return Result(d, list(x.shape), shapes, params, formula, shortcut)
 
 
 if __name__ == "__main__":
