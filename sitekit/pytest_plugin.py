@@ -6,8 +6,8 @@ A claim test looks like this::
                        page="module/gradient-highway.md")
     def test_add_node_copies_upstream_gradient(claim, device):
         r = add_node.measure(device, seed=0)
-        check(r)                                   # asserts the claim
-        claim.rejects(check, r.counterfactual, because="a * node scales the gradient")
+        claim.check(check, r.measured)             # asserts the claim
+        claim.rejects(check, r.mul_node, because="a * node scales the gradient")  # measured too
         claim.record(grad_a=r.grad_a)
 
 Its id is the test name without `test_`; its snippet is fixed by the file's path; every run writes

@@ -107,7 +107,7 @@ def by_hand(block: PreNormBlock, x: torch.Tensor, causal: bool = True) -> torch.
         return (h - mean) / torch.sqrt(var + 1e-5) * w[f"{n}.weight"] + w[f"{n}.bias"]
 
     def attention(h: torch.Tensor) -> torch.Tensor:
-        B, T, d = h.shape
+        T, d = h.shape[1:]
         dh = d // block.attn.heads
         q, k, v = (h @ w["attn.qkv.weight"].T + w["attn.qkv.bias"]).split(d, dim=-1)
         heads = []
