@@ -3,10 +3,15 @@
 from __future__ import annotations
 
 import functools
+import os
+import shutil
+import subprocess
+import sys
 
 import pytest
 
 from sitekit.claim_numbers import sentence_numbers, unbound
+from sitekit.claims import ROOT
 from sitekit.pytest_plugin import Claim
 
 
@@ -79,6 +84,19 @@ def test_a_wholly_literal_value_or_a_swapped_expected_number_is_refused():
         claim.rejects(below, 1 / 2, bound=unzeroed, because="an expression of constants")
 
 
+def test_a_literal_in_a_call_over_several_lines_is_refused():
+    claim = handle()
+    zeroed, unzeroed = measured()
+    claim.check(below, zeroed, 0.1)
+    with pytest.raises(AssertionError, match=r"the counterfactual None is typed"):
+        claim.rejects(
+            below,
+            unzeroed,
+            None,
+            because="a bound typed in",
+        )
+
+
 def test_the_measured_value_itself_is_not_a_counterfactual():
     claim = handle()
     zeroed, _ = measured()
@@ -128,3 +146,56 @@ def test_units_fractions_percent_and_powers_match_their_values():
     )
     assert unbound("7,978,856 parameters and 0.47 points", {"p": 7978856, "gap": 0.4699}) == []
     assert unbound("0.47 points", {"gap": 0.4649}) == ["0.47"]
+
+
+MINI_TEST = """
+import pytest
+
+from snippets.topic import demo
+
+
+def exact(deviation):
+    assert deviation == 0.0
+
+
+@pytest.mark.claim("Doubling h gives 1.9995× the weights over 5 seeds.", page="page.md")
+def test_says_what_it_did_not_record(claim):
+    r = demo.measure()
+    claim.check(exact, r["zeroed"])
+    claim.rejects(exact, r["plain"], because="the plain block")
+    claim.record(ratio=r["ratio"], seeds=5)
+
+
+@pytest.mark.claim("Doubling h gives 1.9990× the weights over 5 seeds.", page="page.md")
+def test_says_what_it_recorded(claim):
+    r = demo.measure()
+    claim.check(exact, r["zeroed"])
+    claim.rejects(exact, r["plain"], because="the plain block")
+    claim.record(ratio=r["ratio"], seeds=5)
+"""
+
+
+def test_a_claim_whose_sentence_states_an_unrecorded_number_fails_with_the_fix(tmp_path):
+    """A miniature project with this sitekit, one snippet and two claims, run by pytest in a subprocess."""
+    shutil.copytree(ROOT / "sitekit", tmp_path / "sitekit", ignore=shutil.ignore_patterns("__pycache__"))
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "page.md").write_text("# Page\n", encoding="utf-8")
+    (tmp_path / "snippets" / "topic").mkdir(parents=True)
+    (tmp_path / "snippets" / "topic" / "demo.py").write_text(
+        'def measure():\n    return {"zeroed": 0.0, "plain": 0.25, "ratio": 1.9990}\n', encoding="utf-8"
+    )
+    (tmp_path / "tests" / "topic").mkdir(parents=True)
+    (tmp_path / "tests" / "topic" / "test_demo.py").write_text(MINI_TEST, encoding="utf-8")
+    command = [sys.executable, "-m", "pytest", "-p", "sitekit.pytest_plugin", "--no-record", "-q", "-rf"]
+    out = subprocess.run(
+        [*command, "-p", "no:cacheprovider", "tests/topic/test_demo.py"],
+        cwd=tmp_path,
+        env={**os.environ, "PYTHONPATH": str(tmp_path)},
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert "1 failed, 1 passed" in out.stdout, out.stdout + out.stderr
+    assert "FAILED tests/topic/test_demo.py::test_says_what_it_did_not_record" in out.stdout
+    assert "the sentence states 1.9995, which no recorded value shows at the precision written" in out.stdout
+    assert "claim.record(...) the threshold, setting or result it stands for" in out.stdout
