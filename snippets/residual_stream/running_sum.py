@@ -6,6 +6,7 @@ F_l(h_{l-1}) the write of block l.
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass
 
 import torch
@@ -75,6 +76,10 @@ class Result:
     walk_equal: bool
     walk_max_error: float
     plain_max_error: float  # the plain stack's output against the same unrolled sum
+    walk_independent_error: float  # h3 against the four terms in float64, relative
+    plain_independent_error: (
+        float  # the plain stack's output against the same, relative
+    )
 
 
 def measure(
@@ -98,8 +103,19 @@ def measure(
             for block in post:
                 post_writes.append(block.branch(hp))
                 hp = block(hp)
-            walk = three_blocks(x, *(ResidualBlock(d).branch for _ in range(3)))
+            branches = [ResidualBlock(d).branch for _ in range(3)]
+            walk = three_blocks(x, *branches)
+            # The four terms again, each computed in float64 and summed last-first.
+            f64 = [copy.deepcopy(f).double() for f in branches]
+            inputs = [x, walk["h1"], walk["h2"]]
+            terms = [x.double()] + [
+                f(h.double()) for f, h in zip(f64, inputs, strict=True)
+            ]
+            walk_reference = sum(reversed(terms))
     scale = h.abs().max().item()
+
+    def relative(out: torch.Tensor, reference: torch.Tensor) -> float:
+        return ((out.double() - reference).abs().max() / reference.abs().max()).item()
 
     def independent(out: torch.Tensor, writes: list[torch.Tensor]) -> float:
         """Relative distance from x + the writes, summed in float64 and in reverse order."""
@@ -121,6 +137,8 @@ def measure(
         walk_equal=torch.equal(walk["h3"], walk["unrolled"]),
         walk_max_error=(walk["h3"] - walk["unrolled"]).abs().max().item(),
         plain_max_error=(walk["plain"] - walk["unrolled"]).abs().max().item(),
+        walk_independent_error=relative(walk["h3"], walk_reference),
+        plain_independent_error=relative(walk["plain"], walk_reference),
     )
 
 

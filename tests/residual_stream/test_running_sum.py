@@ -52,15 +52,25 @@ def test_stream_is_input_plus_every_write(claim, results):
 
 
 @pytest.mark.claim(
-    "Three blocks unroll to h3 = x + F1(x) + F2(h1) + F3(h2), bit-for-bit; a plain stack F3(F2(F1(x))) does not.",
+    "Three blocks unroll to h3 = x + F1(x) + F2(h1) + F3(h2): bit-for-bit when the listing adds the terms "
+    "in the blocks' order, and to within 1e-5 relative when each term is recomputed in float64 and summed "
+    "last-first; a plain stack F3(F2(F1(x))) does not.",
     page=PAGE,
 )
 def test_three_block_walk_unrolls_exactly(claim, results):
-    def unrolls(error: float) -> None:
-        """The stack's output against the unrolled sum x + F1(x) + F2(h1) + F3(h2)."""
-        assert error == 0.0, error
+    def unrolls(relative_error: float) -> None:
+        """The stack's output against x + F1(x) + F2(h1) + F3(h2), computed independently in float64."""
+        assert relative_error < ROUNDING, relative_error
 
     for r in results:
-        claim.check(unrolls, r.walk_max_error)
-    claim.rejects(unrolls, results[0].plain_max_error, because="the plain stack F3(F2(F1(x)))")
-    claim.record(max_error=max(r.walk_max_error for r in results), plain_max_error=results[0].plain_max_error)
+        claim.check(unrolls, r.walk_independent_error)
+        assert r.walk_equal and r.walk_max_error == 0.0, r.walk_max_error  # the listing's own order
+    claim.rejects(unrolls, results[0].plain_independent_error, because="the plain stack F3(F2(F1(x)))")
+    claim.record(
+        max_error=max(r.walk_max_error for r in results),
+        plain_max_error=results[0].plain_max_error,
+        independent_error=max(r.walk_independent_error for r in results),
+        plain_independent_error=results[0].plain_independent_error,
+        tolerance=ROUNDING,
+        seeds=len(results),
+    )
