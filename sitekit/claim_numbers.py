@@ -36,7 +36,7 @@ _NUMBER = re.compile(
 _UNITS = {"M": 1e6, "billion": 1e9, "GB": 1e9, "GiB": 2.0**30, "MiB": 2.0**20, "k": 1e3}
 _REFERENCES = re.compile(r"(?:arXiv|doi:?|Part|Section|§|Table|Fig\.|Figure|Eq\.|page|p\.)\s*$")
 _LETTER = r"A-Za-zα-ωΑ-Ω_'√∂"
-_SYMBOL_OPERAND = re.compile(rf"^\s*(?:[·/^⊙]|\s[−+<>]\s|\s×\s)\s*[{_LETTER}(]")
+_SYMBOL_OPERAND = re.compile(rf"^\s*(?:[·/^⊙]|\s[−+<>]\s|\s×\s)\s*[{_LETTER}(‖|]")
 _OPERAND_SYMBOL = re.compile(rf"[{_LETTER})²]\s*(?:[·/^⊙±]|\s[−+<>]\s|\s×\s)\s*$")
 
 Match = Callable[[float], bool]
