@@ -91,6 +91,9 @@ def test_residual_net_survives_reordering(claim, runs):
         residual_mean=statistics.median(mean(n.swapped) for n in nets(runs, "residual")),
         plain_min=min(min(n.swapped) for n in nets(runs, "plain")),
         swaps=len(runs[0].nets["residual"].swapped),
+        survives=SURVIVES,
+        collapses=COLLAPSES,
+        seeds=len(runs),
     )
 
 
@@ -118,4 +121,5 @@ def test_drop_path_makes_deleting_a_block_cheap(claim, runs):
         cheap=CHEAP,
         costly=COSTLY,
         top_drop=snippet.TOP_DROP,
+        seeds=len(runs),
     )
