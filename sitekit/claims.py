@@ -177,6 +177,7 @@ class Claim:
     # recorded_at stays the time the test last actually ran. A published build refuses reused records.
     reused: bool = False
     fingerprint: dict[str, str] | None = None  # the parts of `hash` (see claims.fingerprint)
+    device_independent: str | None = None  # why its outcome cannot depend on the device (not a CUDA verification)
 
     @property
     def test_file(self) -> Path:

@@ -6,8 +6,8 @@ A claim test looks like this::
                        page="module/gradient-highway.md")
     def test_add_node_copies_upstream_gradient(claim, device):
         r = add_node.measure(device, seed=0)
-        check(r)                                   # asserts the claim
-        claim.rejects(check, r.counterfactual, because="a * node scales the gradient")
+        claim.check(check, r.measured)             # asserts the claim
+        claim.rejects(check, r.mul_node, because="a * node scales the gradient")  # measured too
         claim.record(grad_a=r.grad_a)
 
 Its id is the test name without `test_`; its snippet is fixed by the file's path; every run writes
@@ -16,6 +16,7 @@ Its id is the test name without `test_`; its snippet is fixed by the file's path
 
 from __future__ import annotations
 
+import ast
 import contextlib
 import datetime as dt
 import functools
@@ -24,6 +25,7 @@ import os
 import platform
 import sys
 import time
+import types
 from collections import Counter
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -32,6 +34,7 @@ from typing import Any
 import pytest
 
 from sitekit import claims as store
+from sitekit.claim_numbers import unbound
 
 _RECORDS: dict[str, dict[str, Any]] = {}
 _CALLS: Counter[tuple[str, str]] = Counter()
@@ -108,20 +111,104 @@ def jsonable(value: Any) -> Any:
     raise TypeError(f"cannot record {type(value).__name__}: record plain numbers, strings or lists")
 
 
+def _is_literal(node: ast.AST) -> bool:
+    """A constant, or an expression or container built only from constants (`False`, `4.0`, `[1, 2]`, `152 / 22`)."""
+    if isinstance(node, ast.Constant):
+        return True
+    if isinstance(node, ast.UnaryOp):
+        return _is_literal(node.operand)
+    if isinstance(node, ast.BinOp):
+        return _is_literal(node.left) and _is_literal(node.right)
+    if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
+        return all(_is_literal(e) for e in node.elts)
+    if isinstance(node, ast.Dict):
+        return all(k is not None and _is_literal(k) for k in node.keys) and all(_is_literal(v) for v in node.values)
+    return False
+
+
+@functools.cache
+def _parsed(filename: str) -> ast.Module | None:
+    try:
+        return ast.parse(Path(filename).read_text(encoding="utf-8"), filename=filename)
+    except (OSError, SyntaxError, ValueError):
+        return None
+
+
+def _literal_arguments(frame: types.FrameType) -> list[str]:
+    """Source text of the literal arguments of the `rejects(...)` call that `frame` is executing."""
+    tree = _parsed(frame.f_code.co_filename)
+    if tree is None:
+        return []
+    positions = list(frame.f_code.co_positions())
+    index = frame.f_lasti // 2
+    line, _, col, _ = positions[index] if index < len(positions) else (frame.f_lineno, None, None, None)
+    calls = [
+        node
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr == "rejects"
+        and node.lineno <= (line or frame.f_lineno) <= (node.end_lineno or node.lineno)
+    ]
+    exact = [c for c in calls if c.lineno == line and c.col_offset == col]
+    chosen = exact or calls
+    if not chosen:
+        return []
+    call = min(chosen, key=lambda c: (c.end_lineno or c.lineno) - c.lineno)
+    args = call.args[1:] + [k.value for k in call.keywords if k.arg not in (None, "because")]
+    return [ast.unparse(a) for a in args if _is_literal(a)]
+
+
 class Claim:
-    """Handle a claim test uses to record what it measured and to prove its check can fail."""
+    """Handle a claim test uses to apply its check, prove the check can fail, and record what it measured."""
 
     def __init__(self, item: pytest.Item) -> None:
         self.item = item
         self.values: dict[str, Any] = {}
         self.counterfactuals: list[str] = []
+        self.applied: list[tuple[Callable[..., Any], tuple[Any, ...], dict[str, Any]]] = []
 
     def record(self, **values: Any) -> None:
         """Store measured values; pages cite them as value("<id>", "<key>")."""
         self.values.update({k: jsonable(v) for k, v in values.items()})
 
+    def check(self, check: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+        """Apply `check`, the claim's assertion, to the measured values (and remember it for `rejects`)."""
+        result = check(*args, **kwargs)
+        self.applied.append((check, args, kwargs))
+        return result
+
     def rejects(self, check: Callable[..., Any], *args: Any, because: str, **kwargs: Any) -> None:
-        """Assert that `check`, the claim's own assertion, fails on a counterfactual."""
+        """Assert that `check`, already applied to the measured values, fails on a measured counterfactual."""
+        name = getattr(check, "__qualname__", repr(check))
+        where = f"{self.item.nodeid}: claim.rejects({name}, ..., because={because!r})"
+        same = [(a, k) for fn, a, k in self.applied if fn is check]
+        if not same:
+            raise AssertionError(
+                f"{where}: {name} was never applied to the measured values. A counterfactual goes through "
+                f"the same check as the measured case: call claim.check({name}, <measured>...) first, "
+                "then claim.rejects with that same function"
+            )
+        frame = sys._getframe(1)
+        literals = _literal_arguments(frame)
+        del frame
+        if literals:
+            raise AssertionError(
+                f"{where}: the counterfactual {', '.join(literals)} is typed, not measured. Run the "
+                "alternative (the plain stack, the post-norm block, the un-zeroed branch...) in the snippet "
+                "and pass what it measured; bind the check's fixed parameters inside the check (a closure "
+                "or functools.partial), not in the call"
+            )
+        if any(
+            len(a) == len(args)
+            and all(x is y for x, y in zip(a, args, strict=True))
+            and k.keys() == kwargs.keys()
+            and all(k[n] is kwargs[n] for n in k)
+            for a, k in same
+        ):
+            raise AssertionError(
+                f"{where}: the counterfactual is the measured value itself; pass what the alternative measured"
+            )
         try:
             check(*args, **kwargs)
         except AssertionError:
@@ -140,10 +227,11 @@ def _marker(item: pytest.Item) -> pytest.Mark | None:
 def _describe(item: pytest.Item) -> tuple[str, str, str]:
     mark = _marker(item)
     assert mark is not None
-    if len(mark.args) != 1 or not {"page"} <= set(mark.kwargs) <= {"page", "cpu_only"}:
+    if len(mark.args) != 1 or not {"page"} <= set(mark.kwargs) <= {"page", "cpu_only", "device_independent"}:
         raise store.ClaimError(
             f'{item.nodeid}: write @pytest.mark.claim("<the sentence it proves>", page="<docs path>")'
-            ' (optionally cpu_only="<why it cannot run on a GPU>")'
+            ' (optionally cpu_only="<why it cannot run on a GPU>",'
+            ' device_independent="<why its outcome cannot depend on the device>")'
         )
     page = mark.kwargs["page"]
     if not (store.ROOT / "docs" / page).is_file():
@@ -404,6 +492,14 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):  
         )
         status = "failed"
     cid, statement, page = _describe(item)
+    missing = unbound(statement, handle.values) if status == "passed" and handle is not None else []
+    if missing:
+        report.outcome = status = "failed"
+        report.longrepr = (
+            f"{item.nodeid}: the sentence states {', '.join(missing)}, which no recorded value shows at the "
+            "precision written; claim.record(...) the threshold, setting or result it stands for (a bound "
+            "like 'below 1e-20' too), or correct the sentence to what was measured"
+        )
     device = str(item.config.getoption("--device"))
     import torch
 
@@ -423,6 +519,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):  
         "duration_s": round(time.perf_counter() - item.stash.get(_START, time.perf_counter()), 3),
         "counterfactuals": handle.counterfactuals if handle else [],
         "cpu_only": _cpu_only(item),
+        "device_independent": _marker(item).kwargs.get("device_independent"),  # type: ignore[union-attr]
         "error": None if status == "passed" else str(report.longrepr)[-2000:],
         "reused": False,
         "fingerprint": store.fingerprint(test_file, device, torch.__version__),

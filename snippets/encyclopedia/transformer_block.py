@@ -92,6 +92,45 @@ def parameters(module: nn.Module) -> int:
     return sum(p.numel() for p in module.parameters())
 
 
+def by_hand(block: PreNormBlock, x: torch.Tensor, causal: bool = True) -> torch.Tensor:
+    """x' = x + Attn(LN1(x)), x'' = x' + MLP(LN2(x')), written out in float64 from the weights.
+
+    Independent of the modules' forward: explicit layer norm, per-head attention with its own mask
+    and softmax, and GELU from erf.
+    """
+    w = {name: p.detach().double() for name, p in block.named_parameters()}
+    x = x.double()
+
+    def layer_norm(h: torch.Tensor, n: str) -> torch.Tensor:
+        mean = h.mean(-1, keepdim=True)
+        var = ((h - mean) ** 2).mean(-1, keepdim=True)
+        return (h - mean) / torch.sqrt(var + 1e-5) * w[f"{n}.weight"] + w[f"{n}.bias"]
+
+    def attention(h: torch.Tensor) -> torch.Tensor:
+        T, d = h.shape[1:]
+        dh = d // block.attn.heads
+        q, k, v = (h @ w["attn.qkv.weight"].T + w["attn.qkv.bias"]).split(d, dim=-1)
+        heads = []
+        for i in range(block.attn.heads):
+            cols = slice(i * dh, (i + 1) * dh)
+            s = torch.einsum("btc,bsc->bts", q[..., cols], k[..., cols]) / dh**0.5
+            if causal:
+                s = s + torch.full((T, T), float("-inf"), dtype=s.dtype).triu(1)
+            e = torch.exp(s - s.max(-1, keepdim=True).values)
+            heads.append(
+                torch.einsum("bts,bsc->btc", e / e.sum(-1, keepdim=True), v[..., cols])
+            )
+        return torch.cat(heads, -1) @ w["attn.out.weight"].T + w["attn.out.bias"]
+
+    def mlp(h: torch.Tensor) -> torch.Tensor:
+        u = h @ w["mlp.up.weight"].T + w["mlp.up.bias"]
+        u = 0.5 * u * (1 + torch.erf(u / 2**0.5))
+        return u @ w["mlp.out.weight"].T + w["mlp.out.bias"]
+
+    h = x + attention(layer_norm(x, "norm1"))
+    return h + mlp(layer_norm(h, "norm2"))
+
+
 @dataclass(frozen=True)
 class Result:
     """What the page says about one pre-norm and one post-norm block of width d."""
@@ -114,6 +153,14 @@ class Result:
         bool  # editing the last token leaves outputs at earlier positions equal
     )
     causal_last_changed: bool
+    hidden_shape: list[int]  # the MLP's widened hidden activation
+    projected_parameters: int  # the block plus two learned d×d shortcut projections
+    by_hand_error: float  # float64 block against by_hand, max |difference|
+    postnorm_by_hand_error: (
+        float  # float64 post-norm block against the same pre-norm by_hand
+    )
+    noncausal_prefix_unchanged: bool  # the hand-written block without its mask
+    noncausal_last_changed: bool
 
 
 def measure(
@@ -131,12 +178,24 @@ def measure(
     with torch.no_grad():
         y = pre(x)
         h = x + pre.attn(pre.norm1(x))
-        by_hand = h + pre.mlp(pre.norm2(h))
+        unrolled = h + pre.mlp(pre.norm2(h))
         h_post = x + post.attn(post.norm1(x))
         post_matches = torch.equal(post(x), h_post + post.mlp(post.norm2(h_post)))
         edited = x.clone()
         edited[:, -1] += 1.0
         y_edited = pre(edited)
+        hidden = pre.mlp.up(pre.norm2(x))
+        pre64, post64, x64 = pre.double(), post.double(), x.double()
+        hand_error = (pre64(x64) - by_hand(pre64, x64)).abs().max().item()
+        post_hand_error = (post64(x64) - by_hand(post64, x64)).abs().max().item()
+        free, free_edited = (
+            by_hand(pre64, x64, causal=False),
+            by_hand(pre64, edited, causal=False),
+        )
+        pre, post = pre64.float(), post64.float()
+        projected = (
+            parameters(pre) + parameters(nn.Linear(d, d)) + parameters(nn.Linear(d, d))
+        )
         zero_output_projections(pre)
         zero_output_projections(post)
         pre_zero, post_zero = pre(x), post(x)
@@ -157,10 +216,16 @@ def measure(
         block_parameters=parameters(pre),
         sublayer_and_norm_parameters=sub,
         formula_parameters=12 * d * d + 13 * d,
-        two_updates_equal=torch.equal(y, by_hand),
+        two_updates_equal=torch.equal(y, unrolled),
         postnorm_matches_equations=post_matches,
         causal_prefix_unchanged=torch.equal(y[:, :-1], y_edited[:, :-1]),
         causal_last_changed=not torch.equal(y[:, -1], y_edited[:, -1]),
+        hidden_shape=list(hidden.shape),
+        projected_parameters=projected,
+        by_hand_error=hand_error,
+        postnorm_by_hand_error=post_hand_error,
+        noncausal_prefix_unchanged=torch.equal(free[:, :-1], free_edited[:, :-1]),
+        noncausal_last_changed=not torch.equal(free[:, -1], free_edited[:, -1]),
     )
 
 

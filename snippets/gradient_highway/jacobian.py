@@ -49,6 +49,7 @@ class Result:
     J_branch: torch.Tensor
     grad: torch.Tensor
     g: torch.Tensor
+    plain_grad: torch.Tensor  # autograd through the branch alone: a plain block
 
 
 def measure(device: str = "cpu", seed: int = 0, d: int = 16) -> Result:
@@ -72,6 +73,7 @@ def measure(device: str = "cpu", seed: int = 0, d: int = 16) -> Result:
         J_branch=JF,
         grad=grad,
         g=g,
+        plain_grad=input_gradient(block.branch, x, g),
     )
 
 

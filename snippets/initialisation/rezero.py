@@ -83,10 +83,12 @@ class Result:
     depth: int
     identity_exact: bool
     identity_max_error: float
+    nonzero_alpha_exact: bool  # the same stack with α = 0.1 in its first block
     nonzero_alpha_max_error: float
     grad_autograd: float
     grad_by_hand: float
     grad_zero_branch: float  # the same gradient when the branch writes 0
+    grad_zero_branch_by_hand: float
     branch_grads_zero: bool  # at α = 0 nothing but α receives a gradient
     rezero_losses: list[float]
     plain_losses: list[float]
@@ -122,7 +124,7 @@ def measure(
         )
         nn.init.zeros_(block.branch[-1].weight)
         nn.init.zeros_(block.branch[-1].bias)
-        zero_branch_grad, _ = alpha_gradient(block, x64, g64)
+        zero_branch_grad, zero_branch_hand = alpha_gradient(block, x64, g64)
         baseline = nn.Sequential(
             *(ReZeroBlock(d).branch for _ in range(depth))
         )  # no shortcut, no α
@@ -133,10 +135,12 @@ def measure(
         depth=depth,
         identity_exact=torch.equal(out, x),
         identity_max_error=(out - x).abs().max().item(),
+        nonzero_alpha_exact=torch.equal(moved, x),
         nonzero_alpha_max_error=(moved - x).abs().max().item(),
         grad_autograd=auto,
         grad_by_hand=hand,
         grad_zero_branch=zero_branch_grad,
+        grad_zero_branch_by_hand=zero_branch_hand,
         branch_grads_zero=others,
         rezero_losses=rezero,
         plain_losses=plain_losses,

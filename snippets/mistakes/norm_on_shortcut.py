@@ -82,6 +82,9 @@ class Result:
     zero_equal: dict[str, bool]  # kind -> y == x bit for bit
     sigma: float  # σ of the vector the Jacobian is taken at
     eigenvalues: list[float]  # ascending
+    identity_eigenvalues: list[
+        float
+    ]  # the same for the identity shortcut of a pre-norm block
     depth: int
     stream_ratio: dict[str, float]  # kind -> ‖h_L‖ / ‖x‖, default-initialised branches
     grad_ratio: dict[str, float]  # kind -> ‖∂ℒ/∂x‖ / ‖r‖, default-initialised branches
@@ -107,6 +110,7 @@ def measure(
             eq[name] = torch.equal(y, x)
     v = x[0].detach().cpu()
     eig = shortcut_spectrum(nn.LayerNorm(d), v)
+    eig_identity = shortcut_spectrum(nn.Identity(), v)
     sigma = v.double().var(unbiased=False).sqrt().item()
     stream, grad, zgrad = {}, {}, {}
     for name, kind in KINDS.items():
@@ -115,7 +119,18 @@ def measure(
         torch.manual_seed(seed + 1)
         _, zgrad[name] = through_stack(kind, depth, x, zeroed=True)
     return Result(
-        seed, d, scale, dev, eq, sigma, eig.tolist(), depth, stream, grad, zgrad
+        seed,
+        d,
+        scale,
+        dev,
+        eq,
+        sigma,
+        eig.tolist(),
+        eig_identity.tolist(),
+        depth,
+        stream,
+        grad,
+        zgrad,
     )
 
 

@@ -74,6 +74,8 @@ class Result:
     post_equal: bool
     post_changed_fraction: float
     negative_fraction: float
+    pre_changed_fraction: float
+    pre_unzeroed_equal: bool
     pre_unzeroed_max_deviation: float
 
 
@@ -94,6 +96,8 @@ def measure(
         post_equal=torch.equal(post, x),
         post_changed_fraction=(post != x).float().mean().item(),
         negative_fraction=(x < 0).float().mean().item(),
+        pre_changed_fraction=(pre != x).float().mean().item(),
+        pre_unzeroed_equal=torch.equal(unzeroed, x),
         pre_unzeroed_max_deviation=(unzeroed - x).abs().max().item(),
     )
 

@@ -10,6 +10,8 @@ from dataclasses import dataclass
 import torch
 from torch import nn
 
+from snippets.residual_block.identity_shortcut import ResidualBlock
+
 
 # --8<-- [start:block]
 class ProjectionBlock(nn.Module):
@@ -56,6 +58,15 @@ class Result:
     total_parameters: int
     error_type: str
     error_message: str
+    # the alternatives, run: an identity-shortcut block of width d_in, a shortcut with a bias,
+    # and the same addition around a branch that keeps the width
+    identity_output_shape: list[int]
+    identity_shortcut_parameters: int
+    identity_total_parameters: int
+    biased_shortcut_parameters: int
+    biased_total_parameters: int
+    same_width_error_type: str
+    same_width_error_message: str
 
 
 def measure(
@@ -72,11 +83,18 @@ def measure(
     x = torch.randn(batch, d_in, device=device)
     y = block(x)
     count = lambda m: sum(p.numel() for p in m.parameters())  # noqa: E731
-    try:
-        add_without_projection(x, block.branch)
-        error_type, message = "", ""
-    except RuntimeError as err:
-        error_type, message = type(err).__name__, str(err)
+
+    def attempt(branch: nn.Module) -> tuple[str, str]:
+        try:
+            add_without_projection(x, branch)
+        except RuntimeError as err:
+            return type(err).__name__, str(err)
+        return "", ""
+
+    error_type, message = attempt(block.branch)
+    plain = ResidualBlock(d_in, expansion).to(device)
+    biased = ProjectionBlock(d_in, d_out, expansion).to(device)
+    biased.shortcut = nn.Linear(d_in, d_out).to(device)
     return Result(
         d_in,
         d_out,
@@ -88,6 +106,12 @@ def measure(
         count(block),
         error_type,
         message,
+        list(plain(x).shape),
+        count(plain.shortcut),
+        count(plain),
+        count(biased.shortcut),
+        count(biased),
+        *attempt(plain.branch),
     )
 
 

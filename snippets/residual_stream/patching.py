@@ -70,6 +70,9 @@ class Result:
         float  # max |effect − δ|: float32 rounding of (h_k + δ) − h_k
     )
     effect_norm: dict[str, float]  # ‖effect‖ / ‖δ‖, mean over the batch
+    stream_unchanged_after_k: dict[
+        str, bool
+    ]  # every stream after block k equals the final one, bit for bit
 
 
 def measure(
@@ -81,7 +84,7 @@ def measure(
     k: int = 4,
 ) -> Result:
     """Patch one coordinate (δ = e_j) after block 4 of 24 and compare with a clean run."""
-    surv, norms = {}, {}
+    surv, norms, unchanged = {}, {}, {}
     exact, err = False, float("nan")
     for kind in KINDS:
         torch.manual_seed(seed)
@@ -97,10 +100,11 @@ def measure(
         effect = patched[-1] - clean[-1]  # (N, d)
         surv[kind] = survival(effect, delta)
         norms[kind] = (effect.norm(dim=-1) / delta.norm()).mean().item()
+        unchanged[kind] = all(torch.equal(patched[-1], h) for h in patched[k - 1 :])
         if kind == "zeroed after k":
-            exact = all(torch.equal(patched[-1], h) for h in patched[k - 1 :])
+            exact = unchanged[kind]
             err = (effect - delta).abs().max().item()
-    return Result(depth, k, surv, exact, err, norms)
+    return Result(depth, k, surv, exact, err, norms, unchanged)
 
 
 if __name__ == "__main__":

@@ -74,7 +74,9 @@ class Result:
     depth: int
     pre_zero_equal: bool
     pre_zero_max_deviation: float
+    post_zero_equal: bool
     post_zero_max_deviation: float
+    pre_default_equal: bool
     pre_default_max_deviation: float
 
 
@@ -92,7 +94,9 @@ def measure(device: str = "cpu", seed: int = 0, d: int = 32, depth: int = 12) ->
         depth=depth,
         pre_zero_equal=torch.equal(pre, eye),
         pre_zero_max_deviation=(pre - eye).abs().max().item(),
+        post_zero_equal=torch.equal(post, eye),
         post_zero_max_deviation=(post - eye).abs().max().item(),
+        pre_default_equal=torch.equal(default, eye),
         pre_default_max_deviation=(default - eye).abs().max().item(),
     )
 

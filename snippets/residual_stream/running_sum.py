@@ -6,6 +6,7 @@ F_l(h_{l-1}) the write of block l.
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass
 
 import torch
@@ -66,9 +67,19 @@ class Result:
     float32_relative_error: float
     float64_reordered_max_error: float
     post_norm_max_error: float  # a post-norm stack against x + its writes
+    independent_relative_error: (
+        float  # float32 h_L against x + the writes summed in float64, last first
+    )
+    post_norm_independent_relative_error: (
+        float  # the same comparison for the post-norm stack
+    )
     walk_equal: bool
     walk_max_error: float
     plain_max_error: float  # the plain stack's output against the same unrolled sum
+    walk_independent_error: float  # h3 against the four terms in float64, relative
+    plain_independent_error: (
+        float  # the plain stack's output against the same, relative
+    )
 
 
 def measure(
@@ -92,8 +103,27 @@ def measure(
             for block in post:
                 post_writes.append(block.branch(hp))
                 hp = block(hp)
-            walk = three_blocks(x, *(ResidualBlock(d).branch for _ in range(3)))
+            branches = [ResidualBlock(d).branch for _ in range(3)]
+            walk = three_blocks(x, *branches)
+            # The four terms again, each computed in float64 and summed last-first.
+            f64 = [copy.deepcopy(f).double() for f in branches]
+            inputs = [x, walk["h1"], walk["h2"]]
+            terms = [x.double()] + [
+                f(h.double()) for f, h in zip(f64, inputs, strict=True)
+            ]
+            walk_reference = sum(reversed(terms))
     scale = h.abs().max().item()
+
+    def relative(out: torch.Tensor, reference: torch.Tensor) -> float:
+        return ((out.double() - reference).abs().max() / reference.abs().max()).item()
+
+    def independent(out: torch.Tensor, writes: list[torch.Tensor]) -> float:
+        """Relative distance from x + the writes, summed in float64 and in reverse order."""
+        reference = x.double()
+        for write in reversed(writes):
+            reference = reference + write.double()
+        return ((out.double() - reference).abs().max() / reference.abs().max()).item()
+
     return Result(
         depth=depth,
         same_order_equal=torch.equal(h, replay(x, writes)),
@@ -102,9 +132,13 @@ def measure(
         float32_relative_error=(h - reordered).abs().max().item() / scale,
         float64_reordered_max_error=(h64 - reordered64).abs().max().item(),
         post_norm_max_error=(hp - replay(x, post_writes)).abs().max().item(),
+        independent_relative_error=independent(h, writes),
+        post_norm_independent_relative_error=independent(hp, post_writes),
         walk_equal=torch.equal(walk["h3"], walk["unrolled"]),
         walk_max_error=(walk["h3"] - walk["unrolled"]).abs().max().item(),
         plain_max_error=(walk["plain"] - walk["unrolled"]).abs().max().item(),
+        walk_independent_error=relative(walk["h3"], walk_reference),
+        plain_independent_error=relative(walk["plain"], walk_reference),
     )
 
 

@@ -82,6 +82,7 @@ class Result:
     saved: dict[str, dict[int, int]]  # kind -> depth -> measured bytes
     predicted: dict[str, dict[int, int]]
     width_at_100: int
+    residual_widths: dict[int, int]  # depth -> output width of the residual stack
 
 
 def measure(
@@ -90,7 +91,8 @@ def measure(
     """Build each stack, run one forward pass under the hook, read off widths and bytes."""
     torch.manual_seed(seed)
     x = torch.randn(n, k0, device=device)  # (N, k0)
-    widths, saved, predicted = (
+    widths, residual_widths, saved, predicted = (
+        {},
         {},
         {"dense": {}, "residual": {}},
         {"dense": {}, "residual": {}},
@@ -100,6 +102,7 @@ def measure(
         residual = nn.Sequential(*(ResidualBlock(k0) for _ in range(depth))).to(device)
         with torch.no_grad():
             widths[depth] = dense(x).shape[-1]
+            residual_widths[depth] = residual(x).shape[-1]
         for kind, model in (("dense", dense), ("residual", residual)):
             saved[kind][depth] = saved_bytes(model, x)
             predicted[kind][depth] = predicted_bytes(kind, depth, n, k0, k)
@@ -107,7 +110,7 @@ def measure(
         width_at_100 = (
             DenseStack(k0, k, 100).to(device)(x[:1]).shape[-1]
         )  # the brief's example
-    return Result(k0, k, n, widths, saved, predicted, width_at_100)
+    return Result(k0, k, n, widths, saved, predicted, width_at_100, residual_widths)
 
 
 if __name__ == "__main__":

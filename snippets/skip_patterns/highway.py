@@ -84,6 +84,7 @@ def measure(device: str = "cpu", seed: int = 0, d: int = 64, n: int = 64) -> Res
         "highway gate": count(highway.gate),
         "residual, same H": count(highway.branch),
         "residual MLP, e = 4": count(ResidualBlock(d, expansion=4)),
+        "residual shortcut": count(ResidualBlock(d).shortcut),
     }
     return Result(d, rows, zero_dev, params)
 

@@ -53,6 +53,13 @@ class Result:
     residual_shortcut: (
         torch.Tensor
     )  # what the residual block's shortcut hands x: g itself
+    half_gate_path: torch.Tensor  # autograd through T alone, at W_T = 0
+    half_carry_autograd: (
+        torch.Tensor
+    )  # autograd through the block at T = 0.5 with H zeroed
+    residual_zero_branch_autograd: (
+        torch.Tensor
+    )  # autograd through a residual block, branch zeroed
 
 
 def measure(device: str = "cpu", seed: int = 0, d: int = 32) -> Result:
@@ -67,10 +74,34 @@ def measure(device: str = "cpu", seed: int = 0, d: int = 32) -> Result:
     nn.init.zeros_(block.gate.weight)  # T = sigmoid(0) = 0.5 for every input
     half = gradient_terms(block, x, g)
     half_autograd = autograd_gradient(block, x, g)
+    xt = x.detach().requires_grad_(True)
+    (
+        torch.sigmoid(block.gate(xt)) * (block.branch(x) - x).detach() * g
+    ).sum().backward()
+    half_gate_path = xt.grad  # the gradient that reaches x through T only
+    nn.init.zeros_(
+        block.branch[0].weight
+    )  # H(x) = ReLU(0) = 0: only the carry path is left
+    nn.init.zeros_(block.branch[0].bias)
+    half_carry = autograd_gradient(block, x, g)
     residual = ResidualBlock(d).double().to(device)
     xr = x.detach().requires_grad_(True)
     (residual.shortcut(xr) * g).sum().backward()  # the shortcut's share alone
-    return Result(g, half, half_autograd, random, random_autograd, random_t, xr.grad)
+    nn.init.zeros_(residual.branch[-1].weight)
+    nn.init.zeros_(residual.branch[-1].bias)
+    residual_zero = autograd_gradient(residual, x, g)
+    return Result(
+        g,
+        half,
+        half_autograd,
+        random,
+        random_autograd,
+        random_t,
+        xr.grad,
+        half_gate_path,
+        half_carry,
+        residual_zero,
+    )
 
 
 if __name__ == "__main__":

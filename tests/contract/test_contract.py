@@ -225,9 +225,18 @@ def test_a_check_that_accepts_its_counterfactual_is_a_defect():
         nodeid = "tests/x.py::test_y"
 
     handle = ClaimHandle(Item())  # type: ignore[arg-type]
+    measured, counterfactual = 0, 1
+
+    def accepts_anything(v: int) -> None: ...
+
+    def exact(v: int) -> None:
+        assert v == 0
+
+    handle.check(accepts_anything, measured)
     with pytest.raises(AssertionError, match="a check that cannot fail proves nothing"):
-        handle.rejects(lambda v: None, 1, because="anything")
-    handle.rejects(lambda v: (_ for _ in ()).throw(AssertionError()), 1, because="rejected")
+        handle.rejects(accepts_anything, counterfactual, because="anything")
+    handle.check(exact, measured)
+    handle.rejects(exact, counterfactual, because="rejected")
     assert handle.counterfactuals == ["rejected"]
 
 

@@ -1,7 +1,10 @@
 """Claims of the Measured costs page about the residual add next to the branch it wraps."""
 
+import math
+
 import pytest
 import torch
+from torch.utils.flop_counter import FlopCounterMode
 
 from benchmarks import store
 from snippets.costs import add_share as snippet
@@ -9,6 +12,7 @@ from snippets.residual_block.identity_shortcut import ResidualBlock
 from tests.costs import display
 
 PAGE = "costs.md"
+WIDTHS, TOKENS = (64, 256, 1024), 8
 
 
 # The add's share of forward time at d = 1024, N = 256, with the margin each device needs:
@@ -16,20 +20,34 @@ PAGE = "costs.md"
 # on a GPU each of the branch's 3 kernels and the add's 1 each pay a few µs to launch, which the
 # branch's 4 GFLOP barely covers, so the add's share is larger there.
 TIME_SHARE_BOUND = {"cpu": 0.02, "cuda": 0.25}
+EXCESS = 5  # the time share exceeds the FLOP share more than this many times
+BYTES_PER_ADD = 3 * torch.finfo(torch.float32).bits // 8  # read x and F(x), write y
 
 
-def counted_flops(expansion: int, widths=(64, 256, 1024), tokens=8) -> dict[int, tuple[int, int]]:
+def elementwise(*shapes: torch.Size, out_shape: torch.Size, **_: object) -> int:
+    """One FLOP per element an elementwise op writes (torch's FLOP counter leaves such ops out)."""
+    return math.prod(out_shape)
+
+
+def counted_flops(expansion: int, widths=WIDTHS, tokens=TOKENS) -> dict[int, tuple[int, int]]:
+    """(branch FLOPs, add FLOPs) per width, both counted by torch while the whole block runs."""
     out = {}
     for d in widths:
         # FLOPs follow from shapes alone: count on the meta device, which allocates nothing.
         with torch.device("meta"):
             block = ResidualBlock(d, expansion)
             x = torch.zeros(tokens, d)
-        out[d] = (snippet.branch_flops(block, x), snippet.add_flops(x))
+        with FlopCounterMode(display=False, custom_mapping={torch.ops.aten.add: elementwise}) as counter:
+            block(x)
+        ops = counter.get_flop_counts()["Global"]
+        add = ops.pop(torch.ops.aten.add, 0)
+        assert snippet.branch_flops(block, x) == sum(ops.values())  # the listing's count of the branch
+        assert snippet.add_flops(x) == add  # the listing's N·d
+        out[d] = (sum(ops.values()), add)
     return out
 
 
-def shares_are_one_over_16d(counted: dict[int, tuple[int, int]], tokens: int = 8) -> None:
+def shares_are_one_over_16d(counted: dict[int, tuple[int, int]], tokens: int = TOKENS) -> None:
     for d, (branch, add) in counted.items():
         assert branch == 16 * tokens * d * d, (d, branch)
         assert add == tokens * d, (d, add)
@@ -39,10 +57,11 @@ def shares_are_one_over_16d(counted: dict[int, tuple[int, int]], tokens: int = 8
     "Counted by torch, the MLP branch (d -> 4d -> d) costs exactly 16·N·d² FLOPs and the add N·d, "
     "so the add's FLOP share is 1/(16d) at every width tried (d = 64, 256, 1024).",
     page=PAGE,
+    device_independent="counted on the meta device: shapes only, no arithmetic runs",
 )
 def test_add_flop_share_is_one_over_16d(claim):
     counted = counted_flops(expansion=4)
-    shares_are_one_over_16d(counted)
+    claim.check(shares_are_one_over_16d, counted)
     claim.rejects(shares_are_one_over_16d, counted_flops(expansion=1), because="an expansion-1 branch")
     claim.record(
         table={
@@ -50,6 +69,7 @@ def test_add_flop_share_is_one_over_16d(claim):
             "rows": [[d, b // 8, a // 8, display.sig(a / b)] for d, (b, a) in counted.items()],
         },
         share_1024=counted[1024][1] / counted[1024][0],
+        widths=list(WIDTHS),
         bytes_per_add_flop=3 * torch.finfo(torch.float32).bits // 8,  # reads two numbers, writes one
     )
 
@@ -69,9 +89,9 @@ def test_add_time_share_is_small_but_exceeds_flop_share(claim, device, timed):
 
     def small_but_memory_bound(time_share: float, flop_share: float) -> None:
         assert time_share < bound, f"add takes {time_share:.2%} of the branch's time"
-        assert time_share > 5 * flop_share, f"time share {time_share:.2e} vs FLOP share {flop_share:.2e}"
+        assert time_share > EXCESS * flop_share, f"time share {time_share:.2e} vs FLOP share {flop_share:.2e}"
 
-    small_but_memory_bound(timed.time_share, timed.flop_share)
+    claim.check(small_but_memory_bound, timed.time_share, timed.flop_share)
     claim.rejects(small_but_memory_bound, timed.flop_share, timed.flop_share, because="a compute-bound add")
     claim.rejects(small_but_memory_bound, 10 * bound, timed.flop_share, because="an add as slow as a layer")
     claim.record(
@@ -83,12 +103,15 @@ def test_add_time_share_is_small_but_exceeds_flop_share(claim, device, timed):
         add_us=timed.add_s * 1e6,
         branch_ms=timed.branch_s * 1e3,
         bound=bound,
+        bounds=TIME_SHARE_BOUND,
+        factor=EXCESS,
+        bytes_per_flop=BYTES_PER_ADD,
     )
 
 
 def sweep_is_memory_bound(table: dict) -> None:
     for d, flop_share, time_share, *_ in table["rows"]:
-        assert time_share > 5 * flop_share, (d, flop_share, time_share)
+        assert time_share > EXCESS * flop_share, (d, flop_share, time_share)
 
 
 @pytest.mark.claim(
@@ -100,8 +123,8 @@ def test_add_share_benchmark_sweep(claim, device):
     record = store.load(device, "add_share")
     values = record["values"]
     table, by_tokens = values["table"], values["tokens_table"]
-    sweep_is_memory_bound(table)
-    sweep_is_memory_bound(by_tokens)
+    claim.check(sweep_is_memory_bound, table)
+    claim.check(sweep_is_memory_bound, by_tokens)
     compute_bound = {"columns": table["columns"], "rows": [[r[0], r[1], r[1], *r[3:]] for r in table["rows"]]}
     claim.rejects(sweep_is_memory_bound, compute_bound, because="time shares equal to FLOP shares")
     rows = table["rows"]
@@ -116,4 +139,5 @@ def test_add_share_benchmark_sweep(claim, device):
         tokens_max_share=max(r[2] for r in by_tokens["rows"]),
         min_excess=min(r[3] for r in rows + by_tokens["rows"]),
         max_excess=max(r[3] for r in rows + by_tokens["rows"]),
+        factor=EXCESS,
     )

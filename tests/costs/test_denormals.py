@@ -15,10 +15,24 @@ def r(device):
     return snippet.measure(device, seed=0)
 
 
-def flush_zeroes_cpu_inputs(device: str, kept_without: float, kept_with: float) -> None:
-    assert kept_without == 1.0, kept_without
-    # The flag is the x86 CPU's (FTZ/DAZ): CUDA kernels never see it.
-    assert kept_with == (1.0 if device == "cuda" else 0.0), kept_with
+def zeroed_by_the_flag(kept_without: float, kept_with: float) -> None:
+    """Every subnormal input survives `tiny * 1` without the flag and none survives with it."""
+    assert kept_without == 1.0 and kept_with == 0.0, (kept_without, kept_with)
+
+
+def untouched_by_the_flag(kept_without: float, kept_with: float) -> None:
+    """The flag is the x86 CPU's (FTZ/DAZ): CUDA kernels never see it."""
+    assert kept_without == 1.0 and kept_with == 1.0, (kept_without, kept_with)
+
+
+def on_a_cpu_tensor() -> tuple[float, float]:
+    """The same measurement on a CPU tensor, run here (the flag's home), for the CUDA counterfactual."""
+    tiny = snippet.subnormal_like(torch.rand(256, 512) + 0.5)  # (N, d)
+    with snippet.one_thread("cpu"):
+        without = (tiny * 1.0 != 0).float().mean().item()
+        with snippet.flushing(True):
+            kept = (tiny * 1.0 != 0).float().mean().item()
+    return without, kept
 
 
 @pytest.mark.claim(
@@ -28,18 +42,19 @@ def flush_zeroes_cpu_inputs(device: str, kept_without: float, kept_with: float) 
 )
 def test_flush_denormal_zeroes_subnormal_inputs(claim, device, r):
     assert r.subnormal_in == 1.0
-    flush_zeroes_cpu_inputs(device, r.kept_without_flush, r.kept_with_flush)
-    claim.rejects(
-        flush_zeroes_cpu_inputs,
-        device,
-        r.kept_without_flush,
-        0.5,
-        because="a flag that reached half the numbers",
-    )
+    if device == "cuda":
+        claim.check(untouched_by_the_flag, r.kept_without_flush, r.kept_with_flush)
+        claim.rejects(untouched_by_the_flag, *on_a_cpu_tensor(), because="a CPU tensor under the same flag")
+    else:
+        claim.check(zeroed_by_the_flag, r.kept_without_flush, r.kept_with_flush)
+        claim.rejects(
+            zeroed_by_the_flag, r.kept_without_flush, r.kept_without_flush, because="the same inputs without the flag"
+        )
     claim.record(
         subnormal_in=r.subnormal_in,
         kept_without_flush=r.kept_without_flush,
         kept_with_flush=r.kept_with_flush,
+        cpu_kept_with_flush=on_a_cpu_tensor()[1],  # "tiny × 1 becomes exactly 0" on a CPU tensor,
         float32_smallest_normal=torch.finfo(torch.float32).tiny,
     )
 
@@ -68,7 +83,7 @@ def sweep_matches_page(device: str, table: dict, sqrt_nonzero_flushed: float) ->
 def test_denormals_benchmark_costs(claim, device):
     record = store.load(device, "denormals")
     values = record["values"]
-    sweep_matches_page(device, values["table"], values["sqrt_nonzero_flushed"])
+    claim.check(sweep_matches_page, device, values["table"], values["sqrt_nonzero_flushed"])
     slow = {"columns": [], "rows": [[op, 20.0, 20.0] for op, *_ in values["table"]["rows"]]}
     claim.rejects(
         sweep_matches_page, device, slow, values["sqrt_nonzero_flushed"], because="a CPU that traps on every subnormal"
@@ -81,4 +96,5 @@ def test_denormals_benchmark_costs(claim, device):
         sqrt_nonzero_flushed=values["sqrt_nonzero_flushed"],
         threads=values.get("threads"),
         flushed_with_all_threads=values.get("flushed_with_all_threads"),
+        bounds={"at most": 2, "sqrt on the CPU above": 5},
     )

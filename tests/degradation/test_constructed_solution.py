@@ -4,8 +4,16 @@ import pytest
 import torch
 
 from snippets.degradation import constructed_solution as snippet
+from snippets.degradation.training_curves import DEEP, SHALLOW, make_net
 
 PAGE = "module/degradation.md"
+
+
+def weight_layers(blocks: int) -> int:
+    """Layers with weights (Linear) in the net of that many blocks, as the page counts them."""
+    return sum(isinstance(m, torch.nn.Linear) for m in make_net(blocks, True).modules())
+
+
 SEEDS = range(5)
 
 
@@ -25,13 +33,16 @@ def test_deep_residual_net_can_copy_shallow_net_exactly(claim, results):
         assert torch.equal(deep, shallow)
 
     for r in results:
-        exactly_equal(r.deep_out, r.shallow_out)
+        claim.check(exactly_equal, r.deep_out, r.shallow_out)
     claim.rejects(exactly_equal, results[0].untouched_out, results[0].shallow_out, because="extra blocks left at init")
     claim.record(
         seeds=len(results),
         residual_untouched=max(r.residual_untouched_difference for r in results),
         plain_untouched=min(r.plain_untouched_difference for r in results),
         plain_zeroed=min(r.plain_zeroed_difference for r in results),
+        weight_layers={"deep": weight_layers(DEEP), "shallow": weight_layers(SHALLOW)},
+        extra_blocks=DEEP - SHALLOW,
+        max_difference=max((r.deep_out - r.shallow_out).abs().max().item() for r in results),
     )
 
 
@@ -45,8 +56,8 @@ def test_blocks_at_init_are_far_from_identity_unless_zeroed(claim, results):
         assert deviation > 0.5, deviation
 
     for r in results:
-        far_from_identity(r.plain_block_deviation)
-        far_from_identity(r.residual_block_deviation)
+        claim.check(far_from_identity, r.plain_block_deviation)
+        claim.check(far_from_identity, r.residual_block_deviation)
         assert r.zeroed_block_deviation == 0.0
     claim.rejects(far_from_identity, results[0].zeroed_block_deviation, because="the zeroed residual block")
     claim.record(
@@ -55,4 +66,5 @@ def test_blocks_at_init_are_far_from_identity_unless_zeroed(claim, results):
         residual_min=min(r.residual_block_deviation for r in results),
         residual_max=max(r.residual_block_deviation for r in results),
         zeroed=max(r.zeroed_block_deviation for r in results),
+        seeds=len(results),
     )

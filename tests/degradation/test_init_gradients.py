@@ -36,8 +36,8 @@ def explodes(norms: dict[int, float]) -> None:
 )
 def test_batchnorm_plain_stack_gradient_explodes_at_init(claim, sweep):
     for r in sweep:
-        explodes(r.norms["He + BN"])
-        explodes(r.norms["default + BN"])
+        claim.check(explodes, r.norms["He + BN"])
+        claim.check(explodes, r.norms["default + BN"])
     claim.rejects(explodes, sweep[0].norms["default, no BN"], because="the default-init stack without BN")
     m = {stack: medians(sweep, stack) for stack in snippet.STACKS}
     rows = [[L, *(m[stack][L] for stack in snippet.STACKS)] for L in DEPTHS]

@@ -43,10 +43,18 @@ def bands(runs) -> dict:
     return out
 
 
+FACTOR, WINS = 1.5, 4
+
+
+def weight_layers(blocks: int, residual: bool = True) -> int:
+    """Layers with weights (Linear) in the net of that many blocks, as the page counts them."""
+    return sum(isinstance(m, torch.nn.Linear) for m in snippet.make_net(blocks, residual).modules())
+
+
 def higher_in_every_seed(deep: list[float], shallow: list[float]) -> None:
     """The deeper net ends above the shallower one in every seed, by at least 1.5×."""
     for d, s in zip(deep, shallow, strict=True):
-        assert d > 1.5 * s, (deep, shallow)
+        assert d > FACTOR * s, (deep, shallow)
 
 
 @pytest.mark.claim(
@@ -56,7 +64,7 @@ def higher_in_every_seed(deep: list[float], shallow: list[float]) -> None:
     page=PAGE,
 )
 def test_deeper_plain_net_has_higher_training_loss(claim, runs):
-    higher_in_every_seed(per_seed(runs, "final_loss", DEEP), per_seed(runs, "final_loss", SHALLOW))
+    claim.check(higher_in_every_seed, per_seed(runs, "final_loss", DEEP), per_seed(runs, "final_loss", SHALLOW))
     for r in runs:
         assert r.final_error[DEEP] > r.final_error[SHALLOW], r.final_error
     claim.rejects(
@@ -77,6 +85,8 @@ def test_deeper_plain_net_has_higher_training_loss(claim, runs):
         epochs=len(runs[0].curves[SHALLOW]),
         steps=len(runs[0].curves[SHALLOW]) * snippet.N // 128,
         seeds=len(runs),
+        factor=FACTOR,
+        weight_layers={"deep": weight_layers(snippet.DEEP), "shallow": weight_layers(snippet.SHALLOW)},
         loss_ratio_min=min(
             d / s
             for d, s in zip(per_seed(runs, "final_loss", DEEP), per_seed(runs, "final_loss", SHALLOW), strict=True)
@@ -92,11 +102,6 @@ def test_deeper_plain_net_has_higher_training_loss(claim, runs):
     )
 
 
-def weight_layers(blocks: int, residual: bool) -> int:
-    """Layers with weights (Linear) in one of the nets."""
-    return sum(isinstance(m, torch.nn.Linear) for m in snippet.make_net(blocks, residual).modules())
-
-
 @pytest.mark.claim(
     "The 22-layer residual net ends below the 22-layer plain net in every one of 5 seeds, and at or "
     "below the 8-layer plain net in at least 4 of them.",
@@ -105,10 +110,10 @@ def weight_layers(blocks: int, residual: bool) -> int:
 def test_residual_net_of_same_depth_does_not_degrade(claim, runs):
     def no_degradation(deep: list[float], plain_deep: list[float], shallow: list[float]) -> None:
         assert all(d < p for d, p in zip(deep, plain_deep, strict=True)), (deep, plain_deep)
-        assert sum(d <= s for d, s in zip(deep, shallow, strict=True)) >= 4, (deep, shallow)
+        assert sum(d <= s for d, s in zip(deep, shallow, strict=True)) >= WINS, (deep, shallow)
 
     losses = {net: per_seed(runs, "final_loss", net) for net in snippet.NETS}
-    no_degradation(losses[RESIDUAL], losses[DEEP], losses[SHALLOW])
+    claim.check(no_degradation, losses[RESIDUAL], losses[DEEP], losses[SHALLOW])
     claim.rejects(no_degradation, losses[DEEP], losses[DEEP], losses[SHALLOW], because="the 22-layer plain net")
     wins = sum(d <= s for d, s in zip(losses[RESIDUAL], losses[SHALLOW], strict=True))
     claim.record(
@@ -116,4 +121,6 @@ def test_residual_net_of_same_depth_does_not_degrade(claim, runs):
         wins_over_shallow=wins,
         median_ratio_to_shallow=statistics.median(losses[RESIDUAL]) / statistics.median(losses[SHALLOW]),
         median_ratio_to_plain=statistics.median(losses[RESIDUAL]) / statistics.median(losses[DEEP]),
+        wins_needed=WINS,
+        weight_layers={"deep": weight_layers(snippet.DEEP), "shallow": weight_layers(snippet.SHALLOW)},
     )

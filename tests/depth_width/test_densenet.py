@@ -22,7 +22,7 @@ def test_built_densenet121_matches_torchvision_parameter_count(claim, device):
     assert r.parameters == model_zoo.TORCHVISION["densenet121"][0], r.parameters
     assert r.block_output_shape == [2, 256, 8, 8] and r.depth == 121
     ends = [end for _, _, end in r.block_widths]
-    widths_are(ends, [k0 + n * 32 for k0, n, _ in r.block_widths])
+    claim.check(widths_are, ends, [k0 + n * 32 for k0, n, _ in r.block_widths])
     widths_are(ends, [256, 512, 1024, 1024])
     claim.rejects(widths_are, ends, [n * 32 for _, n, _ in r.block_widths], because="n·k without the k0 inputs")
     claim.record(

@@ -1,5 +1,7 @@
 """Claims of Part 6 about how a residual MLP block's size scales with its widths."""
 
+from collections.abc import Callable
+
 import pytest
 
 from snippets.depth_width import mlp_width as snippet
@@ -18,8 +20,14 @@ def counts(device):
     return snippet.measure(device, seed=0)
 
 
-def ratio_is(measured: float, expected: float) -> None:
-    assert measured == expected, (measured, expected)
+def ratio_is(expected: float) -> Callable[[float], None]:
+    def check(measured: float) -> None:
+        assert measured == expected, (measured, expected)
+
+    return check
+
+
+DOUBLES, QUADRUPLES = ratio_is(2.0), ratio_is(4.0)
 
 
 @pytest.mark.claim(
@@ -29,10 +37,10 @@ def ratio_is(measured: float, expected: float) -> None:
 )
 def test_doubling_hidden_width_doubles_block_weights(claim, counts):
     r = counts
-    ratio_is(r.weight_ratio[HIDDEN], 2.0)
+    claim.check(DOUBLES, r.weight_ratio[HIDDEN])
     assert 1.99 < r.total_ratio[HIDDEN] < 2.0
-    ratio_is(r.macs_ratio[HIDDEN], 2.0)
-    claim.rejects(ratio_is, r.weight_ratio[HIDDEN], 4.0, because="the belief that it quadruples")
+    claim.check(DOUBLES, r.macs_ratio[HIDDEN])
+    claim.rejects(DOUBLES, r.weight_ratio[BOTH], because="doubling both widths, which quadruples")
     claim.record(
         table=table(r),
         weight_ratio=r.weight_ratio[HIDDEN],
@@ -51,7 +59,7 @@ def test_doubling_hidden_width_doubles_block_weights(claim, counts):
 )
 def test_doubling_stream_and_hidden_width_quadruples_block_weights(claim, counts):
     r = counts
-    ratio_is(r.weight_ratio[BOTH], 4.0)
-    ratio_is(r.macs_ratio[BOTH], 4.0)
-    claim.rejects(ratio_is, r.weight_ratio[HIDDEN], 4.0, because="doubling the hidden width alone")
+    claim.check(QUADRUPLES, r.weight_ratio[BOTH])
+    claim.check(QUADRUPLES, r.macs_ratio[BOTH])
+    claim.rejects(QUADRUPLES, r.weight_ratio[HIDDEN], because="doubling the hidden width alone")
     claim.record(weight_ratio=r.weight_ratio[BOTH], total_ratio=r.total_ratio[BOTH], macs_ratio=r.macs_ratio[BOTH])

@@ -85,7 +85,7 @@ def parse_all(bib: str, csl_json: str, ris: str) -> dict[str, list[dict]]:
     return {"bibtex": from_bib, "csl": from_csl, "ris": from_ris, "keys": [e.key for e in library.entries]}
 
 
-def agree(bib: str, csl_json: str, ris: str) -> None:
+def agree(bib: str, csl_json: str, ris: str) -> dict:
     parsed = parse_all(bib, csl_json, ris)
     keys = parsed.pop("keys")
     assert len(keys) == len(set(keys)) == len(snippet.WORKS), keys
@@ -94,32 +94,38 @@ def agree(bib: str, csl_json: str, ris: str) -> None:
         assert works == first, (fmt, works, first)
     he = next(w for w in first if w["arxiv"] == "1512.03385")
     assert he["family"] == HE and he["year"] == 2015 and he["url"] == "https://arxiv.org/abs/1512.03385", he
+    return he
 
 
 @pytest.mark.claim(
     "BibTeX, CSL-JSON and RIS generated from one record parse (bibtexparser, a CSL schema, rispy) to the same "
     "works: one key each, He et al. with four separate authors, 2015, arXiv 1512.03385 and its URL.",
     page=PAGE,
+    device_independent="parses text files the snippet writes; no tensor is involved",
 )
 def test_citation_formats_parse_to_the_same_works(claim, device):
     r = snippet.measure(device)
-    agree(r.bibtex, r.csl_json, r.ris)
+    he = claim.check(agree, r.bibtex, r.csl_json, r.ris)
     people = snippet.WORKS[1].authors
     assert [p.given for p in people] == GIVEN
     one_person = r.bibtex.replace(" and ", ", ", 3)  # authors joined by commas: BibTeX reads one person
     claim.rejects(agree, one_person, r.csl_json, r.ris, because="BibTeX authors joined by commas")
     claim.rejects(agree, r.bibtex + "\n\n" + r.bibtex.split("\n\n")[1], r.csl_json, r.ris, because="a duplicated key")
     claim.rejects(agree, r.bibtex, r.csl_json, r.ris.replace("arXiv:1512.03385", "arXiv:1512.03358"), because="a typo")
-    claim.record(bibtex=r.bibtex, csl_json=r.csl_json, ris=r.ris, works=len(snippet.WORKS))
+    claim.record(bibtex=r.bibtex, csl_json=r.csl_json, ris=r.ris, works=len(snippet.WORKS), year=he["year"])
 
 
-@pytest.mark.claim("The entry's citation URL is built from the site_url that mkdocs.yml publishes.", page=PAGE)
+@pytest.mark.claim(
+    "The entry's citation URL is built from the site_url that mkdocs.yml publishes.",
+    page=PAGE,
+    device_independent="compares two strings from files",
+)
 def test_citation_url_matches_site_url(claim, device):
     configured = re.search(r"^site_url:\s*(\S+)", (ROOT / "mkdocs.yml").read_text(encoding="utf-8"), re.M)[1]
 
     def same_base(url: str) -> None:
         assert url == configured.rstrip("/") + "/encyclopedia/residual-stream/", (url, configured)
 
-    same_base(snippet.WORKS[0].url)
-    claim.rejects(same_base, "https://arxiv.org/abs/1512.03385", because="a URL on another host")
+    claim.check(same_base, snippet.WORKS[0].url)
+    claim.rejects(same_base, snippet.WORKS[1].url, because="the cited paper's URL, on another host")
     claim.record(url=snippet.WORKS[0].url)

@@ -40,13 +40,14 @@ def test_prenorm_weight_gradient_tracks_the_stream_gradient(claim, r):
         per = [a / b for a, b in zip(w, g, strict=True)]
         assert max(per) / min(per) < 1.5 and max(g) / min(g) > 2, (per, g)
 
-    tracks(r.end_ratio("pre", "g"), r.median("pre", "g"), r.median("pre", "weight"))
+    claim.check(tracks, r.end_ratio("pre", "g"), r.median("pre", "g"), r.median("pre", "weight"))
     claim.rejects(
         tracks, r.end_ratio("post", "g"), r.median("post", "g"), r.median("post", "weight"), because="post-norm"
     )
     g, w = r.median("pre", "g"), r.median("pre", "weight")
     per = [a / b for a, b in zip(w, g, strict=True)]
     claim.record(
+        bounds={"blocks at each end": 4, "end ratio under": 0.6, "ratio varies under": 1.5, "gradient over": 2},
         seeds=r.seeds,
         L=r.L,
         g_end_ratio=statistics.median(r.end_ratio("pre", "g")),
@@ -71,11 +72,12 @@ def test_prenorm_gradient_growth_per_block_goes_as_inverse_stream_square(claim, 
             assert min(growth) > 0 and max(growth) / min(growth) > 10, growth
             assert max(scaled) / min(scaled) < 3, scaled
 
-    inverse_square(r.gains("pre"))
+    claim.check(inverse_square, r.gains("pre"))
     claim.rejects(inverse_square, r.gains("post"), because="the post-norm stack, whose stream stays at √d")
     growth = [max(q for q, _ in p) / min(q for q, _ in p) for p in r.gains("pre")]
     scaled = [max(q * n for q, n in p) / min(q * n for q, n in p) for p in r.gains("pre")]
     claim.record(
+        bounds={"growth spans over": 10, "scaled within": 3},
         seeds=r.seeds,
         growth_spread_min=min(growth),
         scaled_spread_max=max(scaled),
@@ -95,7 +97,7 @@ def test_prenorm_squared_stream_norm_is_affine_in_depth(claim, r):
             a, b, r2 = affine_fit(squares)
             assert r2 > 0.99 and b > 1.0, (a, b, r2)
 
-    affine(r.squares("pre"))
+    claim.check(affine, r.squares("pre"))
     claim.rejects(affine, r.squares("post"), because="the post-norm stack")
     fits = [affine_fit(s) for s in r.squares("pre")]
     a = statistics.median(f[0] for f in fits)

@@ -8,6 +8,9 @@ not use, so no run repeats one of the notebook's); the wrong ones fail the short
 
 from __future__ import annotations
 
+import subprocess
+import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -15,6 +18,7 @@ import pytest
 
 from sitekit.pytest_plugin import compute_timer
 from snippets.exercise import check as snippet
+from snippets.exercise import exercise_residual as learner
 from tests.exercise.test_solution import STARTER, notebook_from_source
 
 if TYPE_CHECKING:  # never imported (that would run the notebook): named so the claims' hash covers it
@@ -66,11 +70,28 @@ def write(tmp_path: Path, name: str, text: str) -> Path:
     return path
 
 
-def fails_with_hint(report: snippet.Report, words: str) -> None:
+def fails_with_hint(words: str) -> Callable[[snippet.Report], None]:
     """The check fails the file and some hint (or the problem) names the mistake."""
-    assert not report.passed, snippet.render(report)
-    hints = " ".join([report.problem] + [c.hint for c in report.criteria if not c.passed])
-    assert words in hints, (words, snippet.render(report))
+
+    def check(report: snippet.Report) -> None:
+        assert not report.passed, snippet.render(report)
+        hints = " ".join([report.problem] + [c.hint for c in report.criteria if not c.passed])
+        assert words in hints, (words, snippet.render(report))
+
+    return check
+
+
+@pytest.fixture(scope="module")
+def reference(tmp_path_factory) -> tuple[snippet.Report, list[str]]:
+    """The self-check on the worked solution (the full 200-epoch comparison), run once for every claim."""
+    tmp_path = tmp_path_factory.mktemp("reference")
+    lines: list[str] = []
+    with pytest.MonkeyPatch.context() as mp:
+        mp.chdir(tmp_path)  # relative paths, so the recorded output reads as a learner's would
+        path = write(tmp_path, "exercise_residual", reference_text()).relative_to(tmp_path)
+        with compute_timer("snippets.exercise.check (reference, 200 epochs)"):
+            report = snippet.check(path, seed=REFERENCE_SEED, say=lines.append)
+    return report, lines
 
 
 @pytest.mark.claim(
@@ -79,20 +100,18 @@ def fails_with_hint(report: snippet.Report, words: str) -> None:
     page=PAGE,
     cpu_only=LEARNER_CPU,
 )
-def test_self_check_passes_the_worked_solution(claim, tmp_path, monkeypatch):
-    monkeypatch.chdir(tmp_path)  # relative paths, so the recorded output reads as a learner's would
-    lines: list[str] = []
-    path = write(tmp_path, "exercise_residual", reference_text()).relative_to(tmp_path)
-    with compute_timer("snippets.exercise.check (reference, 200 epochs)"):
-        report = snippet.check(path, seed=REFERENCE_SEED, say=lines.append)
+def test_self_check_passes_the_worked_solution(claim, reference):
+    report, lines = reference
 
     def all_pass(r: snippet.Report) -> None:
         assert r.passed, snippet.render(r)
 
-    all_pass(report)
+    claim.check(all_pass, report)
     starter = snippet.check(STARTER, say=None)
     claim.rejects(all_pass, starter, because="the starter, whose train() is a stub")
     claim.record(
+        epochs=learner.EPOCHS,
+        depth=learner.DEPTH,
         criteria=[c.name for c in report.criteria],
         output=snippet.render(report),
         progress_lines=len([s for s in lines if "epoch" in s]),
@@ -107,20 +126,17 @@ def test_self_check_passes_the_worked_solution(claim, tmp_path, monkeypatch):
     page=PAGE,
     cpu_only=LEARNER_CPU,
 )
-def test_self_check_names_each_wrong_solutions_mistake(claim, tmp_path):
-    reference = reference_text()
-    reports = {}
+def test_self_check_names_each_wrong_solutions_mistake(claim, tmp_path, reference):
+    text = reference_text()
+    reports, checks = {}, {}
     for name, (change, words) in WRONG.items():
-        reports[name] = snippet.check(write(tmp_path, name, change(reference)), say=None)
-        fails_with_hint(reports[name], words)
+        reports[name] = snippet.check(write(tmp_path, name, change(text)), say=None)
+        checks[name] = fails_with_hint(words)
+        claim.check(checks[name], reports[name])
         # Wrong loops fail the short runs: the full comparison never starts.
         assert reports[name].criteria[-1].name == "full comparison", snippet.render(reports[name])
-    claim.rejects(
-        fails_with_hint,
-        snippet.Report("reference", [snippet.Criterion("all", True)]),
-        "zero_grad",
-        because="a report in which everything passed",
-    )
+    for name, check in checks.items():
+        claim.rejects(check, reference[0], because=f"the worked solution, checked for '{name}'")
     claim.record(
         table={
             "columns": ["mistake", "hint"],
@@ -136,10 +152,11 @@ def test_self_check_names_each_wrong_solutions_mistake(claim, tmp_path):
     page=PAGE,
     cpu_only=LEARNER_CPU,
 )
-def test_self_check_sends_the_starter_to_the_training_loop(claim):
+def test_self_check_sends_the_starter_to_the_training_loop(claim, reference):
     report = snippet.check(STARTER, say=None)
-    fails_with_hint(report, "fill in the training loop")
-    claim.rejects(fails_with_hint, report, "IndexError", because="a stub starter, which dies with an IndexError")
+    guided = fails_with_hint("fill in the training loop")
+    claim.check(guided, report)
+    claim.rejects(guided, reference[0], because="the worked solution, which passes")
     claim.record(output=snippet.render(report))
 
 
@@ -159,22 +176,29 @@ BROKEN = {
 def test_self_check_explains_broken_files_without_a_traceback(claim, tmp_path, capsys, monkeypatch):
     monkeypatch.chdir(tmp_path)
 
-    def short_message(out: str, code: int, words: str) -> None:
-        assert code == 2 and "Traceback" not in out and words in out and len(out.splitlines()) <= 4, out
+    def short_message(words: str) -> Callable[[str, int], None]:
+        def check(out: str, code: int) -> None:
+            assert code == 2 and "Traceback" not in out and words in out and len(out.splitlines()) <= 4, out
 
-    outputs = {}
+        return check
+
+    outputs, codes, checks = {}, {}, {}
     for name, (text, words) in BROKEN.items():
-        code = snippet.main([write(tmp_path, name, text).name])
+        codes[name] = snippet.main([write(tmp_path, name, text).name])
         outputs[name] = capsys.readouterr().out
-        short_message(outputs[name], code, words)
-    code = snippet.main(["missing.py"])
+        checks[name] = short_message(words)
+        claim.check(checks[name], outputs[name], codes[name])
+    codes["no such file"] = snippet.main(["missing.py"])
     outputs["no such file"] = capsys.readouterr().out
-    short_message(outputs["no such file"], code, "no such file")
-    try:
-        compile(BROKEN["syntax error"][0], "broken.py", "exec")
-    except SyntaxError:
-        import traceback
-
-        raw = traceback.format_exc()
-    claim.rejects(short_message, raw, 1, "line 1", because="Python's own traceback")
-    claim.record(outputs=outputs)
+    claim.check(short_message("no such file"), outputs["no such file"], codes["no such file"])
+    raw = subprocess.run(
+        [sys.executable, write(tmp_path, "syntax error", BROKEN["syntax error"][0]).name],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    claim.rejects(
+        checks["syntax error"], raw.stdout + raw.stderr, raw.returncode, because="Python itself running the file"
+    )
+    claim.record(outputs=outputs, exit_codes=codes, python_exit_code=raw.returncode)

@@ -41,7 +41,7 @@ def test_starter_stops_at_the_training_loop_with_guidance(claim):
         assert done.returncode == 1, done
         assert "fill in the training loop" in done.stderr and "Traceback" not in done.stderr, done.stderr
 
-    guides(result)
+    claim.check(guides, result)
     brief = run(["-c", BRIEF_HARNESS])
     claim.rejects(guides, brief, because="a harness that indexes the empty list an unfilled train() returns")
     claim.record(
@@ -49,6 +49,7 @@ def test_starter_stops_at_the_training_loop_with_guidance(claim):
         stdout=result.stdout.strip(),
         stderr=result.stderr.strip(),
         stub_error=brief.stderr.strip().splitlines()[-1],
+        exit_code=result.returncode,
     )
 
 
@@ -67,7 +68,7 @@ def test_plain_and_residual_models_differ_only_by_the_shortcut(claim):
     for residual in (False, True):
         torch.manual_seed(0)
         models[residual] = snippet.DeepMLP(snippet.DEPTH, snippet.DIM, use_residual=residual)
-    same_start(models[False], models[True])
+    claim.check(same_start, models[False], models[True])
     torch.manual_seed(1)
     other_seed = snippet.DeepMLP(snippet.DEPTH, snippet.DIM, use_residual=True)
     claim.rejects(same_start, models[False], other_seed, because="a residual model from another seed")

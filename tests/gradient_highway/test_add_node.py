@@ -19,7 +19,7 @@ def test_add_node_passes_upstream_gradient_unchanged(claim, device):
         assert exact
 
     for r in results:
-        both_exact(r.torch_add_exact)
-        both_exact(r.custom_add_exact)
+        claim.check(both_exact, r.torch_add_exact)
+        claim.check(both_exact, r.custom_add_exact)
     claim.rejects(both_exact, results[0].mul_exact, because="a * node, which scales g by the other operand")
     claim.record(seeds=len(results), mul_max_deviation=results[0].mul_max_deviation)

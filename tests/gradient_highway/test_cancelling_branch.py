@@ -29,7 +29,7 @@ def test_branch_with_minus_identity_jacobian_cancels_the_gradient(claim, results
         assert norm == 0.0 and nonzero == 0, (norm, nonzero)
 
     for r in results:
-        exactly_zero(r.cancelled_norm, r.cancelled_nonzero)
+        claim.check(exactly_zero, r.cancelled_norm, r.cancelled_nonzero)
         claim.rejects(exactly_zero, r.default_norm, r.default_nonzero, because="the default-init branch in its place")
         assert r.default_nonzero == r.entries, "with the default branch, every entry of the gradient is non-zero"
     r = results[0]

@@ -38,14 +38,17 @@ def table(sweep, init: str) -> dict:
     return {"columns": cols, "rows": rows}
 
 
+VANISHED, WITHIN = 1e-20, 10
+
+
 def vanishes(norms: dict[int, float]) -> None:
     """Depth 50 carries less than 1e-20 of the depth-5 gradient."""
-    assert norms[50] / norms[5] < 1e-20, norms
+    assert norms[50] / norms[5] < VANISHED, norms
 
 
 def within_10x(norms: dict[int, float]) -> None:
     for L in snippet.DEPTHS:
-        assert 0.1 <= norms[L] / norms[5] <= 10, (L, norms)
+        assert 1 / WITHIN <= norms[L] / norms[5] <= WITHIN, (L, norms)
 
 
 @pytest.mark.claim(
@@ -55,7 +58,7 @@ def within_10x(norms: dict[int, float]) -> None:
 )
 def test_plain_stack_input_gradient_vanishes_by_depth_50(claim, sweep):
     for r in sweep:
-        vanishes(r.norms["default"]["plain"])
+        claim.check(vanishes, r.norms["default"]["plain"])
     claim.rejects(vanishes, sweep[0].norms["default"]["residual"], because="the residual stack")
     m = medians(sweep, "default", "plain")
     claim.record(
@@ -64,6 +67,7 @@ def test_plain_stack_input_gradient_vanishes_by_depth_50(claim, sweep):
         ratio_50_5=m[50] / m[5],
         float32_norm=max(r.float32_norm_of_plain_50 for r in sweep),
         seeds=len(sweep),
+        threshold=VANISHED,
         shallow=snippet.DEPTHS[0],
         deep=snippet.DEPTHS[-1],
         d=inspect.signature(snippet.measure).parameters["d"].default,
@@ -78,7 +82,7 @@ def test_plain_stack_input_gradient_vanishes_by_depth_50(claim, sweep):
 )
 def test_residual_stack_input_gradient_stays_within_10x(claim, sweep):
     for r in sweep:
-        within_10x(r.norms["default"]["residual"])
+        claim.check(within_10x, r.norms["default"]["residual"])
     claim.rejects(within_10x, sweep[0].norms["default"]["plain"], because="the plain stack")
     m = medians(sweep, "default", "residual")
     # Per block the branch's Jacobian has gain² = (1/3)(1/2)(1/3) = 1/18, so ‖g‖ grows by √(19/18) per block.
@@ -86,6 +90,9 @@ def test_residual_stack_input_gradient_stays_within_10x(claim, sweep):
         median=m,
         ratio_50_5=m[50] / m[5],
         predicted_ratio_50_5=(19 / 18) ** (45 / 2),
+        factor=WITHIN,
+        depths=list(snippet.DEPTHS),
+        seeds=len(sweep),
         shallow=snippet.DEPTHS[0],
         deep=snippet.DEPTHS[-1],
         blocks_between=snippet.DEPTHS[-1] - snippet.DEPTHS[0],
@@ -98,11 +105,14 @@ def test_residual_stack_input_gradient_stays_within_10x(claim, sweep):
     page=PAGE,
 )
 def test_he_init_makes_both_stacks_explode(claim, sweep):
+    bounds = {"plain": 1e5, "residual": 1e9}
+
     def explodes(plain: dict[int, float], residual: dict[int, float]) -> None:
-        assert plain[50] / plain[5] > 1e5 and residual[50] / residual[5] > 1e9, (plain, residual)
+        assert plain[50] / plain[5] > bounds["plain"], plain
+        assert residual[50] / residual[5] > bounds["residual"], residual
 
     for r in sweep:
-        explodes(r.norms["he"]["plain"], r.norms["he"]["residual"])
+        claim.check(explodes, r.norms["he"]["plain"], r.norms["he"]["residual"])
     claim.rejects(
         explodes,
         sweep[0].norms["default"]["plain"],
@@ -110,4 +120,10 @@ def test_he_init_makes_both_stacks_explode(claim, sweep):
         because="default init",
     )
     p, q = medians(sweep, "he", "plain"), medians(sweep, "he", "residual")
-    claim.record(table=table(sweep, "he"), plain_ratio_50_5=p[50] / p[5], residual_ratio_50_5=q[50] / q[5])
+    claim.record(
+        table=table(sweep, "he"),
+        plain_ratio_50_5=p[50] / p[5],
+        residual_ratio_50_5=q[50] / q[5],
+        bounds=bounds,
+        seeds=len(sweep),
+    )

@@ -19,12 +19,14 @@ SEEDS = range(5)
 def test_prenorm_write_is_fixed_size_not_fixed_ratio(claim, device):
     results = [snippet.measure(device, seed=s) for s in SEEDS]
 
+    band, small = (0.1, 0.4), 5
+
     def small_next_to_unit_stream(ratio: float) -> None:
-        assert 0.1 < ratio < 0.4, ratio
+        assert band[0] < ratio < band[1], ratio
 
     for r in results:
-        small_next_to_unit_stream(r.ratio[1.0])
-        assert r.ratio[0.02] > 5, r.ratio[0.02]
+        claim.check(small_next_to_unit_stream, r.ratio[1.0])
+        assert r.ratio[0.02] > small, r.ratio[0.02]
         assert r.along[-1] < r.along[0], (r.along[0], r.along[-1])
     claim.rejects(small_next_to_unit_stream, results[0].ratio[0.02], because="a stream of RMS 0.02")
     along = [statistics.median(r.along[i] for r in results) for i in range(len(results[0].along))]
@@ -34,6 +36,8 @@ def test_prenorm_write_is_fixed_size_not_fixed_ratio(claim, device):
         first=along[0],
         last=along[-1],
         depth=len(along),
+        band=band,
+        small_bound=small,
         stream_rms=sorted(results[0].ratio),
         seeds=len(results),
         d=inspect.signature(snippet.measure).parameters["d"].default,

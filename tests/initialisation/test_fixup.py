@@ -17,11 +17,14 @@ def results(device):
     return [snippet.measure(device, seed=s) for s in SEEDS]
 
 
+BOUND, EXPLODED, BY = 20, 1e10, 32
+
+
 def bounded(growth: dict[int, dict[int, float]]) -> None:
     """E[h_L²]/E[x²] below 20 for every m and L (the expected value (1 + 2/L)^L never reaches e² ≈ 7.39)."""
     for m, row in growth.items():
         for L, g in row.items():
-            assert g < 20, (m, L, g)
+            assert g < BOUND, (m, L, g)
 
 
 @pytest.mark.claim(
@@ -33,9 +36,9 @@ def bounded(growth: dict[int, dict[int, float]]) -> None:
 def test_fixup_rescaling_keeps_stream_bounded(claim, results):
     for r in results:
         assert r.identity_at_init
-        bounded(r.growth["fixup"])
+        claim.check(bounded, r.growth["fixup"])
         for m in snippet.LAYERS:
-            assert r.growth["unscaled"][m][32] > 1e10, r.growth["unscaled"][m][32]
+            assert r.growth["unscaled"][m][BY] > EXPLODED, r.growth["unscaled"][m][BY]
     claim.rejects(bounded, results[0].growth["unscaled"], because="the same stacks without the rescaling")
     rows = []
     for L in snippet.DEPTHS:
@@ -51,10 +54,11 @@ def test_fixup_rescaling_keeps_stream_bounded(claim, results):
         e_squared=math.e**2,
         scale_m2_L128=snippet.fixup_scale(128, 2),
         scale_m3_L128=snippet.fixup_scale(128, 3),
-        scale_at=128,
+        bound=BOUND,
+        exploded=EXPLODED,
+        exploded_by=BY,
         layers=list(snippet.LAYERS),
-        exploded=1e10,
-        exploded_by=32,
         seeds=len(results),
+        scale_at=128,
         d=inspect.signature(snippet.measure).parameters["d"].default,
     )

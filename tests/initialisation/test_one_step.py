@@ -36,10 +36,11 @@ def table(runs, names: list[str]) -> dict:
 )
 def test_fixup_keeps_one_sgd_step_the_same_size_at_any_depth(claim, runs):
     for r in runs:
-        flat(r.change["sgd fixup"])
+        claim.check(flat, r.change["sgd fixup"])
         claim.rejects(flat, r.change["sgd unscaled"], because="the same stack without the L^(-1/2) rescaling")
         assert growth(r.change["sgd unscaled"]) > 10
     claim.record(
+        bounds={"unscaled over": 10, "fixup within": 1.5},
         seeds=len(runs),
         lr=1e-3,
         L_small=min(snippet.DEPTHS),
@@ -59,13 +60,14 @@ def test_fixup_keeps_one_sgd_step_the_same_size_at_any_depth(claim, runs):
 )
 def test_adam_steps_of_every_branch_add_up_in_the_stream(claim, runs):
     for r in runs:
-        flat(r.change["adam α=1/L"])
+        claim.check(flat, r.change["adam α=1/L"])
         claim.rejects(flat, r.change["adam α=1"], because="the same stack with unscaled branches")
         assert growth(r.change["adam α=1"]) > 10
         assert 2 < growth(r.change["adam α=1/√L"]) < 8
         assert r.change["adam α=1 η=1e-4"][64] < r.change["adam α=1"][64] / 5
     names = ["adam α=1", "adam α=1/√L", "adam α=1/L"]
     claim.record(
+        bounds={"unscaled over": 10, "1/√L between": [2, 8], "1/L within": 1.5},
         seeds=len(runs),
         lr=1e-3,
         L_small=min(snippet.DEPTHS),

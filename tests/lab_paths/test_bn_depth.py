@@ -42,7 +42,7 @@ def one_over_sqrt_depth(ratio: list[float], power: list[float]) -> None:
 )
 def test_batchnorm_block_writes_shrink_like_inverse_sqrt_depth(claim, runs):
     for r in runs:
-        one_over_sqrt_depth(r.ratio["batchnorm"], r.power["batchnorm"])
+        claim.check(one_over_sqrt_depth, r.ratio["batchnorm"], r.power["batchnorm"])
     bare = runs[0]
     claim.rejects(one_over_sqrt_depth, bare.ratio["no norm"], bare.power["no norm"], because="no BatchNorm")
     ratio = [statistics.median(col) for col in zip(*(r.ratio["batchnorm"] for r in runs), strict=True)]
@@ -78,6 +78,6 @@ def test_skipinit_blocks_write_nothing_at_initialisation(claim, runs):
         assert all(q == 0.0 for q in ratio) and all(p == power[0] for p in power), (max(ratio), max(power))
 
     r = runs[0]
-    identity(r.ratio["skipinit"], r.power["skipinit"])
+    claim.check(identity, r.ratio["skipinit"], r.power["skipinit"])
     claim.rejects(identity, r.ratio["batchnorm"], r.power["batchnorm"], because="the BatchNorm net")
     claim.record(max_ratio=max(r.ratio["skipinit"]), blocks=len(r.ratio["skipinit"]))

@@ -49,9 +49,9 @@ def collapses(net) -> None:
 )
 def test_residual_net_survives_losing_a_block(claim, runs):
     for net in nets(runs, "residual"):
-        survives(net)
+        claim.check(survives, net)
     for net in nets(runs, "plain"):
-        collapses(net)
+        claim.check(collapses, net)
     claim.rejects(survives, runs[0].nets["plain"], because="the trained plain net")
     claim.rejects(collapses, runs[0].nets["residual"], because="the trained residual net")
     deleted = {name: by_block(runs, name, "deleted") for name in snippet.NETS}
@@ -83,7 +83,7 @@ def test_residual_net_survives_reordering(claim, runs):
         assert mean(net.swapped) < SURVIVES, net.swapped
 
     for net in nets(runs, "residual"):
-        tolerates(net)
+        claim.check(tolerates, net)
     for net in nets(runs, "plain"):
         assert min(net.swapped) > COLLAPSES, net.swapped
     claim.rejects(tolerates, runs[0].nets["plain"], because="the trained plain net")
@@ -91,6 +91,9 @@ def test_residual_net_survives_reordering(claim, runs):
         residual_mean=statistics.median(mean(n.swapped) for n in nets(runs, "residual")),
         plain_min=min(min(n.swapped) for n in nets(runs, "plain")),
         swaps=len(runs[0].nets["residual"].swapped),
+        survives=SURVIVES,
+        collapses=COLLAPSES,
+        seeds=len(runs),
     )
 
 
@@ -109,7 +112,7 @@ def test_drop_path_makes_deleting_a_block_cheap(claim, runs):
         assert deletion_cost(net) < CHEAP, (net.intact, net.deleted)
 
     for dropped, undropped in zip(nets(runs, "drop-path"), nets(runs, "residual"), strict=True):
-        cheap(dropped)
+        claim.check(cheap, dropped)
         assert deletion_cost(undropped) > COSTLY, undropped.deleted
         assert dropped.intact > undropped.intact, (dropped.intact, undropped.intact)
     claim.rejects(cheap, runs[0].nets["residual"], because="the same net trained without drop-path")
@@ -118,4 +121,5 @@ def test_drop_path_makes_deleting_a_block_cheap(claim, runs):
         cheap=CHEAP,
         costly=COSTLY,
         top_drop=snippet.TOP_DROP,
+        seeds=len(runs),
     )

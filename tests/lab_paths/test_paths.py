@@ -36,7 +36,7 @@ def test_paths_sum_to_the_input_gradient(claim, runs):
 
     exact = [s.max_relative_error for s in stacks(runs)]
     plain = [s.plain_relative_error for s in stacks(runs)]
-    adds_up(exact)
+    claim.check(adds_up, exact)
     assert min(plain) > 1, plain
     claim.rejects(adds_up, plain, because="the plain stack of the same branches")
     claim.record(
@@ -76,7 +76,7 @@ def test_short_paths_carry_the_gradient(claim, runs):
 
     for r in runs:
         for s in r.default.values():
-            shallow(s)
+            claim.check(shallow, s)
             predicted(s)
         predicted(r.he)
         assert r.he.effective_length > r.he.depth / 2, r.he.effective_length

@@ -34,8 +34,8 @@ def test_residual_gradients_do_not_shatter(claim, runs):
     def shattered(r: list[float]) -> None:
         assert max(abs(v) for v in r) < SHATTERED, r
 
-    correlated(at(runs, "residual", DEPTH))
-    shattered(at(runs, "plain", DEPTH))
+    claim.check(correlated, at(runs, "residual", DEPTH))
+    claim.check(shattered, at(runs, "plain", DEPTH))
     claim.rejects(correlated, at(runs, "plain", DEPTH), because="the plain net")
     claim.rejects(shattered, at(runs, "residual", DEPTH), because="the residual net")
     rows = []

@@ -1,5 +1,7 @@
 """Common-mistakes claims about `x += F(x)` on the residual stream (5 seeds each)."""
 
+from collections.abc import Callable
+
 import pytest
 import torch
 
@@ -28,8 +30,15 @@ def outcome_text(pair: snippet.Pair) -> str:
     return f"runs; gradients off by up to {pair.max_grad_difference:.3g}"
 
 
-def raised(outcome: snippet.Outcome, stage: str, text: str) -> None:
-    assert outcome.stage == stage and text in outcome.message, (outcome.stage, outcome.message)
+def raised_in(stage: str, text: str) -> Callable[[snippet.Outcome], None]:
+    def raised(outcome: snippet.Outcome) -> None:
+        assert outcome.stage == stage and text in outcome.message, (outcome.stage, outcome.message)
+
+    return raised
+
+
+RAISED_IN_FORWARD = raised_in("forward", LEAF)
+RAISED_IN_BACKWARD = raised_in("backward", SAVED)
 
 
 @pytest.mark.claim(
@@ -37,10 +46,10 @@ def raised(outcome: snippet.Outcome, stage: str, text: str) -> None:
 )
 def test_inplace_add_on_leaf_input_raises_in_forward(claim, results):
     for r in results:
-        raised(r.scenarios["input leaf"].inplace, "forward", LEAF)
+        claim.check(RAISED_IN_FORWARD, r.scenarios["input leaf"].inplace)
         assert r.scenarios["input leaf"].reference.stage == ""
-    claim.rejects(raised, results[0].scenarios[RUNS].inplace, "forward", LEAF, because="a non-leaf stream")
-    claim.record(error=f"RuntimeError: {results[0].scenarios['input leaf'].inplace.message}")
+    claim.rejects(RAISED_IN_FORWARD, results[0].scenarios[RUNS].inplace, because="a non-leaf stream")
+    claim.record(seeds=len(results), error=f"RuntimeError: {results[0].scenarios['input leaf'].inplace.message}")
 
 
 @pytest.mark.claim(
@@ -52,11 +61,12 @@ def test_inplace_add_on_leaf_input_raises_in_forward(claim, results):
 def test_inplace_add_raises_in_backward_when_stream_was_saved(claim, results):
     for r in results:
         for name in RAISE_AT_BACKWARD:
-            raised(r.scenarios[name].inplace, "backward", SAVED)
+            claim.check(RAISED_IN_BACKWARD, r.scenarios[name].inplace)
             assert r.scenarios[name].reference.stage == "", name
-    claim.rejects(raised, results[0].scenarios[RUNS].inplace, "backward", SAVED, because="a stream nobody saved")
+    claim.rejects(RAISED_IN_BACKWARD, results[0].scenarios[RUNS].inplace, because="a stream nobody saved")
     first = results[0].scenarios
     claim.record(
+        seeds=len(results),
         error=f"RuntimeError: {first['after Linear'].inplace.message}",
         error_relu=f"RuntimeError: {first['after ReLU, frozen branch'].inplace.message}",
     )
@@ -72,7 +82,7 @@ def test_inplace_add_that_runs_gives_identical_gradients(claim, results):
         assert pair.inplace.stage == "" and pair.bit_identical, pair.max_grad_difference
 
     for r in results:
-        identical(r.scenarios[RUNS])
+        claim.check(identical, r.scenarios[RUNS])
         assert r.inference_equal and r.caller_tensor_changed
     claim.rejects(identical, results[0].hidden_write, because="the update written through .data")
     rows = [[name, outcome_text(pair)] for name, pair in results[0].scenarios.items()]
@@ -98,7 +108,7 @@ def test_update_through_data_gives_wrong_gradients_silently(claim, results):
         assert all(g.abs().max().item() == 0.0 for g in branch), "the branch received a gradient"
 
     for r in results:
-        silently_wrong(r.hidden_write)
+        claim.check(silently_wrong, r.hidden_write)
     claim.rejects(silently_wrong, results[0].scenarios[RUNS], because="the tracked in-place update")
     claim.record(
         max_difference_min=min(r.hidden_write.max_grad_difference for r in results),

@@ -2,6 +2,7 @@
 
 import math
 import statistics
+from collections.abc import Callable
 
 import pytest
 
@@ -25,7 +26,7 @@ def test_zero_init_stream_is_exactly_the_input_at_block_50(claim, results):
         assert equal and ratio == 1.0, ratio
 
     for r in results:
-        unchanged(r.exact_at_depth["zero"], r.growth["zero"][-1])
+        claim.check(unchanged, r.exact_at_depth["zero"], r.growth["zero"][-1])
     claim.rejects(unchanged, results[0].exact_at_depth["default"], results[0].growth["default"][-1], because="default")
     claim.record(ratio=results[0].growth["zero"][-1], depth=results[0].depth, seeds=len(results))
 
@@ -36,15 +37,21 @@ def test_zero_init_stream_is_exactly_the_input_at_block_50(claim, results):
     page=PAGE,
 )
 def test_stream_growth_by_block_50_follows_branch_energy(claim, results):
-    def follows(ratio: float, rho2: float, factor: float) -> None:
-        predicted = snippet.predicted_growth(rho2, 50)
-        assert abs(math.log(ratio / predicted)) < math.log(factor), (ratio, predicted)
+    factor = {"default": 1.5, "he": 10.0}
 
+    def follows(init: str) -> Callable[[float], None]:
+        def check(ratio: float) -> None:
+            predicted = snippet.predicted_growth(snippet.RHO2[init], 50)
+            assert abs(math.log(ratio / predicted)) < math.log(factor[init]), (ratio, predicted)
+
+        return check
+
+    default, he = follows("default"), follows("he")
     for r in results:
-        follows(r.growth["default"][-1], snippet.RHO2["default"], 1.5)
-        follows(r.growth["he"][-1], snippet.RHO2["he"], 10)
-    claim.rejects(follows, results[0].growth["default"][-1], snippet.RHO2["he"], 10, because="He's ρ² for default")
-    claim.rejects(follows, results[0].growth["he"][-1], snippet.RHO2["default"], 1.5, because="default's ρ² for He")
+        claim.check(default, r.growth["default"][-1])
+        claim.check(he, r.growth["he"][-1])
+    claim.rejects(default, results[0].growth["he"][-1], because="the He-initialised stack against default's ρ²")
+    claim.rejects(he, results[0].growth["default"][-1], because="the default-initialised stack against He's ρ²")
 
     def spread(init: str, block: int) -> list[float]:
         v = [r.growth[init][block - 1] for r in results]
@@ -69,6 +76,7 @@ def test_stream_growth_by_block_50_follows_branch_energy(claim, results):
         measured_rho2=rho2,
         rho_for_10x=rho_for_10x,
         seeds=len(results),
+        factor=factor,
         block=results[0].depth,
         target=10,  # the tenfold growth rho_for_10x is solved for
         per_block_for_target=10 ** (2 / 50),  # the second moment's growth per block that gives it
@@ -86,7 +94,7 @@ def test_zeroed_last_layer_gets_gradient_first_layer_gets_none(claim, results):
         assert first == 0.0 and last > 0.0, grads
 
     for r in results:
-        only_last_learns(r.first_step)
+        claim.check(only_last_learns, r.first_step)
     claim.rejects(only_last_learns, results[0].first_step_default, because="a default-initialised branch")
     claim.record(
         first=max(r.first_step[0] for r in results),

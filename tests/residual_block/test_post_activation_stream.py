@@ -31,7 +31,7 @@ def test_zeroed_post_activation_block_is_identity_on_its_real_stream(claim, resu
 
     for r in results:
         assert r.stream_min >= 0.0
-        identity(r.zeroed_on_stream_equal, r.zeroed_on_stream_deviation)
+        claim.check(identity, r.zeroed_on_stream_equal, r.zeroed_on_stream_deviation)
         claim.rejects(
             identity, r.zeroed_on_signed_equal, r.zeroed_on_signed_deviation, because="the same block on signed inputs"
         )
@@ -55,10 +55,11 @@ def test_post_activation_relu_clips_the_sum_and_its_gradient(claim, results):
         assert 0.2 < negative < 0.4 and cut == negative, (negative, cut)
 
     for r in results:
-        clips(r.post_negative_sum, r.post_cut_gradient)
+        claim.check(clips, r.post_negative_sum, r.post_cut_gradient)
         claim.rejects(clips, r.pre_negative_sum, r.pre_cut_gradient, because="the pre-activation block")
         assert r.pre_cut_gradient == 0.0
     claim.record(
+        negative_band=[0.2, 0.4],
         seeds=len(results),
         negative_min=min(r.post_negative_sum for r in results),
         negative_max=max(r.post_negative_sum for r in results),

@@ -24,10 +24,15 @@ def exactly_identity(equal: bool, deviation: float) -> None:
 )
 def test_zeroed_pre_activation_block_is_exactly_identity(claim, results):
     for r in results:
-        exactly_identity(r.pre_equal, r.pre_max_deviation)
+        claim.check(exactly_identity, r.pre_equal, r.pre_max_deviation)
     r = results[0]
     claim.rejects(exactly_identity, r.post_equal, r.post_max_deviation, because="the zero-branch post-activation block")
-    claim.rejects(exactly_identity, False, r.pre_unzeroed_max_deviation, because="an un-zeroed pre-activation block")
+    claim.rejects(
+        exactly_identity,
+        r.pre_unzeroed_equal,
+        r.pre_unzeroed_max_deviation,
+        because="an un-zeroed pre-activation block",
+    )
     claim.record(max_deviation=max(x.pre_max_deviation for x in results), seeds=len(results))
 
 
@@ -41,9 +46,15 @@ def test_zeroed_post_activation_block_is_relu_not_identity(claim, results):
         assert deviation > 0 and changed == negative, (changed, negative)
 
     for r in results:
-        relu_of_input(r.post_changed_fraction, r.negative_fraction, r.post_max_deviation)
+        claim.check(relu_of_input, r.post_changed_fraction, r.negative_fraction, r.post_max_deviation)
     r = results[0]
-    claim.rejects(relu_of_input, 0.0, r.negative_fraction, r.pre_max_deviation, because="the pre-activation block")
+    claim.rejects(
+        relu_of_input,
+        r.pre_changed_fraction,
+        r.negative_fraction,
+        r.pre_max_deviation,
+        because="the pre-activation block",
+    )
     claim.record(
         changed_fraction=r.post_changed_fraction,
         negative_fraction=r.negative_fraction,

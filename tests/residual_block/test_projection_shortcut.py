@@ -22,14 +22,20 @@ def test_projection_block_shape_and_parameter_count(claim, r):
         hidden = r.expansion * r.d_out
         assert total == r.d_in * hidden + hidden + hidden * r.d_out + r.d_out + r.d_in * r.d_out
 
-    check(r.output_shape, r.shortcut_parameters, r.total_parameters)
-    claim.rejects(check, r.input_shape, r.shortcut_parameters, r.total_parameters, because="identity-shaped output")
+    claim.check(check, r.output_shape, r.shortcut_parameters, r.total_parameters)
+    claim.rejects(
+        check,
+        r.identity_output_shape,
+        r.identity_shortcut_parameters,
+        r.identity_total_parameters,
+        because="an identity-shortcut block, without the projection",
+    )
     claim.rejects(
         check,
         r.output_shape,
-        r.shortcut_parameters + r.d_out,
-        r.total_parameters,
-        because="a biased shortcut",
+        r.biased_shortcut_parameters,
+        r.biased_total_parameters,
+        because="a shortcut with a bias",
     )
     claim.record(
         d_in=r.d_in,
@@ -52,6 +58,11 @@ def test_missing_projection_raises_runtime_error(claim, r):
         assert error_type == "RuntimeError"
         assert f"({r.d_in})" in message and f"({r.d_out})" in message, message
 
-    raised_size_mismatch(r.error_type, r.error_message)
-    claim.rejects(raised_size_mismatch, "", "", because="an addition that succeeds")
-    claim.record(error=f"{r.error_type}: {r.error_message}", error_type=r.error_type)
+    claim.check(raised_size_mismatch, r.error_type, r.error_message)
+    claim.rejects(
+        raised_size_mismatch,
+        r.same_width_error_type,
+        r.same_width_error_message,
+        because="the same addition around a branch that keeps the width",
+    )
+    claim.record(error=f"{r.error_type}: {r.error_message}", error_type=r.error_type, d_in=r.d_in, d_out=r.d_out)

@@ -26,18 +26,30 @@ def test_patch_arrives_exactly_when_later_branches_are_zero(claim, results):
         assert abs(along - 1) < 1e-6, along
 
     for r in results:
-        arrives_whole(r.zeroed_final_equals_patched_stream, r.survival["zeroed after k"][0])
-    claim.rejects(arrives_whole, False, results[0].survival["plain"][0], because="a plain stack")
+        claim.check(arrives_whole, r.zeroed_final_equals_patched_stream, r.survival["zeroed after k"][0])
+    r = results[0]
+    claim.rejects(
+        arrives_whole,
+        r.stream_unchanged_after_k["residual"],
+        r.survival["residual"][0],
+        because="the same stack with random (default-init) branches after block k",
+    )
+    claim.rejects(arrives_whole, r.stream_unchanged_after_k["plain"], r.survival["plain"][0], because="a plain stack")
     claim.record(
+        seeds=len(results),
         depth=results[0].depth,
         k=results[0].k,
         rounding=max(r.zeroed_effect_max_error for r in results),
     )
 
 
+SHARE = (0.6, 1.4)  # δ's own direction is still there in full (±40 %)
+COSINE = 0.4  # and is a visible part of the change
+
+
 def persists(along: float, cosine: float) -> None:
-    """δ's own direction is still there in full (±40 %) and is a visible part of the change."""
-    assert 0.6 < along < 1.4 and cosine > 0.4, (along, cosine)
+    """δ's share along its own direction and its cosine with the final change."""
+    assert SHARE[0] < along < SHARE[1] and cosine > COSINE, (along, cosine)
 
 
 @pytest.mark.claim(
@@ -49,7 +61,7 @@ def test_patch_persists_through_random_later_blocks(claim, results):
     kinds = ("residual", "pre-norm", "plain")
     for r in results:
         for kind in kinds[:2]:
-            persists(*r.survival[kind])
+            claim.check(persists, *r.survival[kind])
     claim.rejects(persists, *results[0].survival["plain"], because="a plain stack of the same branches")
     rows = []
     for kind in kinds:
@@ -69,5 +81,7 @@ def test_patch_persists_through_random_later_blocks(claim, results):
         residual_norm=rows[0][3],
         plain_norm=rows[2][3],
         later_blocks=results[0].depth - results[0].k,
+        share_bounds=SHARE,
+        cosine_bound=COSINE,
         seeds=len(results),
     )

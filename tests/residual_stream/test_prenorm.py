@@ -19,11 +19,14 @@ def test_zeroed_pre_norm_stack_jacobian_is_exactly_identity(claim, device):
         assert equal and deviation == 0.0, f"max |J - I| = {deviation}"
 
     for r in results:
-        exactly_identity(r.pre_zero_equal, r.pre_zero_max_deviation)
+        claim.check(exactly_identity, r.pre_zero_equal, r.pre_zero_max_deviation)
     r = results[0]
-    claim.rejects(exactly_identity, False, r.post_zero_max_deviation, because="a zeroed post-norm stack")
-    claim.rejects(exactly_identity, False, r.pre_default_max_deviation, because="a default-init pre-norm stack")
+    claim.rejects(exactly_identity, r.post_zero_equal, r.post_zero_max_deviation, because="a zeroed post-norm stack")
+    claim.rejects(
+        exactly_identity, r.pre_default_equal, r.pre_default_max_deviation, because="a default-init pre-norm stack"
+    )
     claim.record(
+        seeds=len(results),
         d=r.d,
         depth=r.depth,
         max_deviation=max(x.pre_zero_max_deviation for x in results),

@@ -15,27 +15,36 @@ def results(device):
     return [snippet.measure(device, seed=s) for s in SEEDS]
 
 
-def is_input_plus_writes(same_order_equal: bool, float64_error: float) -> None:
-    """Bit-for-bit in the blocks' own order; in float64, any order agrees to 1e-12."""
-    assert same_order_equal, "h_L differs from x + F_1 + ... + F_L added in the same order"
-    assert float64_error < 1e-12, float64_error
+ROUNDING = 1e-5  # float32 keeps about 7 digits; 50 additions cost at most a few more ulps
+
+
+def is_input_plus_writes(relative_error: float) -> None:
+    """The output against x + its writes summed independently (float64, last write first)."""
+    assert relative_error < ROUNDING, relative_error
 
 
 @pytest.mark.claim(
-    "After 50 blocks the stream is the input plus the 50 recorded writes: bit-for-bit when added in the "
-    "blocks' order, within float rounding in any other order; a post-norm stack is not.",
+    "After 50 blocks the stream is the input plus the 50 recorded writes: summed independently (in "
+    "float64, last write first) they give the float32 stream to within 1e-5 relative in each of 5 seeds; "
+    "a post-norm stack's output is not the sum of its writes.",
     page=PAGE,
 )
 def test_stream_is_input_plus_every_write(claim, results):
     for r in results:
-        is_input_plus_writes(r.same_order_equal, r.float64_reordered_max_error)
-        # Summing the writes first is a different float32 computation: only rounding separates them.
-        assert r.float32_relative_error < 1e-5, r.float32_relative_error
+        claim.check(is_input_plus_writes, r.independent_relative_error)
+        assert r.same_order_equal, "replaying the writes in the blocks' order is the same float32 computation"
+    claim.rejects(
+        is_input_plus_writes,
+        results[0].post_norm_independent_relative_error,
+        because="a post-norm stack, LN(x + F(x)), against its own writes",
+    )
     r = results[0]
-    claim.rejects(is_input_plus_writes, False, r.post_norm_max_error, because="a post-norm stack, LN(x + F(x))")
     claim.record(
         depth=r.depth,
         seeds=len(results),
+        tolerance=ROUNDING,
+        independent_relative_error=max(x.independent_relative_error for x in results),
+        post_norm_independent_relative_error=min(x.post_norm_independent_relative_error for x in results),
         float32_reordered_bitwise=sum(x.float32_reordered_equal for x in results),
         float32_reordered_max_error=max(x.float32_reordered_max_error for x in results),
         float32_relative_error=max(x.float32_relative_error for x in results),
@@ -46,19 +55,26 @@ def test_stream_is_input_plus_every_write(claim, results):
 
 
 @pytest.mark.claim(
-    "Three blocks unroll to h3 = x + F1(x) + F2(h1) + F3(h2), bit-for-bit; a plain stack F3(F2(F1(x))) does not.",
+    "Three blocks unroll to h3 = x + F1(x) + F2(h1) + F3(h2): bit-for-bit when the listing adds the terms "
+    "in the blocks' order, and to within 1e-5 relative when each term is recomputed in float64 and summed "
+    "last-first; a plain stack F3(F2(F1(x))) does not.",
     page=PAGE,
 )
 def test_three_block_walk_unrolls_exactly(claim, results):
-    def unrolls(equal: bool, error: float) -> None:
-        assert equal and error == 0.0, error
+    def unrolls(relative_error: float) -> None:
+        """The stack's output against x + F1(x) + F2(h1) + F3(h2), computed independently in float64."""
+        assert relative_error < ROUNDING, relative_error
 
     for r in results:
-        unrolls(r.walk_equal, r.walk_max_error)
-    claim.rejects(unrolls, False, results[0].plain_max_error, because="the plain stack")
+        claim.check(unrolls, r.walk_independent_error)
+        assert r.walk_equal and r.walk_max_error == 0.0, r.walk_max_error  # the listing's own order
+    claim.rejects(unrolls, results[0].plain_independent_error, because="the plain stack F3(F2(F1(x)))")
     claim.record(
         max_error=max(r.walk_max_error for r in results),
         plain_max_error=results[0].plain_max_error,
+        independent_error=max(r.walk_independent_error for r in results),
+        plain_independent_error=results[0].plain_independent_error,
+        tolerance=ROUNDING,
         seeds=len(results),
         d=inspect.signature(snippet.measure).parameters["d"].default,
     )

@@ -20,20 +20,22 @@ def result(device):
 def test_dense_width_is_k0_plus_l_times_k(claim, result):
     k0, k = result.k0, result.k
 
-    def widths_are(widths: dict[int, int], k0: int) -> None:
+    def widths_are(widths: dict[int, int]) -> None:
         assert all(w == k0 + depth * k for depth, w in widths.items()), widths
 
-    widths_are(result.widths, k0)
-    widths_are({100: result.width_at_100}, k0)
-    claim.rejects(widths_are, {100: result.width_at_100}, 0, because="100 × 32 = 3200, leaving out the input's k0")
+    claim.check(widths_are, result.widths)
+    claim.check(widths_are, {100: result.width_at_100})
+    assert result.width_at_100 != 100 * k  # l·k alone leaves out the k0 input features
+    claim.rejects(widths_are, result.residual_widths, because="a residual stack, whose width stays k0")
     claim.record(
+        depths=sorted(result.widths),
+        long_depth=100,  # the depth DenseStack(k0, k, 100) in measure() is built with
         k0=k0,
         k=k,
         widths=result.widths,
+        residual_widths=result.residual_widths,
         width_at_100=result.width_at_100,
         l_times_k=100 * k,
-        depths=list(result.widths),
-        long_depth=100,
     )
 
 
@@ -56,7 +58,7 @@ def test_dense_stack_memory_grows_quadratically_residual_linearly(claim, result)
         assert measured == predicted, (measured, predicted)
 
     for kind in ("dense", "residual"):
-        matches_formula(result.saved[kind], result.predicted[kind])
+        claim.check(matches_formula, result.saved[kind], result.predicted[kind])
     dense, res = result.saved["dense"], result.saved["residual"]
     assert res[64] == 2 * res[32] and res[32] == 2 * res[16]
     assert dense[64] / dense[32] > 3.5

@@ -1,6 +1,7 @@
 """Claims of Part 7 about the highway block: how near it gets to the identity, and its parameters."""
 
 import math
+from collections.abc import Callable
 
 import pytest
 
@@ -36,7 +37,7 @@ def test_highway_block_is_identity_only_in_the_limit(claim, result):
         assert all(dev > 0.0 for dev in deviations), deviations
 
     rows = {row[0]: row for row in result.rows}
-    never_exact([row[2] for row in result.rows])
+    claim.check(never_exact, [row[2] for row in result.rows])
     for b, _, predicted, computed, *_ in result.rows:
         assert abs(computed - predicted) <= 1e-15, (b, computed, predicted)  # a few float64 ulps of |x| ~ 2
     decay = rows[-20.0][1] / rows[-10.0][1]
@@ -65,13 +66,20 @@ def test_highway_output_rounds_to_x_below_half_an_ulp(claim, result):
     def first_bitwise(column: int) -> float:
         return next(row[0] for row in result.rows if row[column])
 
-    def switches_at(column: int, b: float) -> None:
-        assert first_bitwise(column) == b, (column, first_bitwise(column))
-        assert all(row[column] for row in result.rows if row[0] <= b)
+    def switches_at(b: float) -> Callable[[list[float], list[bool]], None]:
+        def check(biases: list[float], bitwise: list[bool]) -> None:
+            """y == x from b_T = b downwards in the sweep, and nowhere above it."""
+            assert all(same == (bias <= b) for bias, same in zip(biases, bitwise, strict=True)), (b, bitwise)
 
-    switches_at(5, -40.0)
-    switches_at(4, -80.0)
-    claim.rejects(switches_at, 5, 0.0, because="an exactly open carry gate at b_T = 0")
+        return check
+
+    biases = [row[0] for row in result.rows]
+    float32, float64 = [row[5] for row in result.rows], [row[4] for row in result.rows]
+    in_float32, in_float64 = switches_at(-40.0), switches_at(-80.0)
+    claim.check(in_float32, biases, float32)
+    claim.check(in_float64, biases, float64)
+    claim.rejects(in_float32, biases, float64, because="the float64 sweep, whose half-ulp is far smaller")
+    claim.rejects(in_float64, biases, float32, because="the float32 sweep")
     claim.record(float32_from=first_bitwise(5), float64_from=first_bitwise(4))
 
 
@@ -86,11 +94,11 @@ def test_highway_gate_adds_d_squared_plus_d_parameters(claim, result):
     def gate_costs(extra: int) -> None:
         assert extra == d * d + d, (extra, d * d + d)
 
-    gate_costs(p["highway"] - p["residual, same H"])
+    claim.check(gate_costs, p["highway"] - p["residual, same H"])
     assert p["highway"] == 2 * p["residual, same H"]
     share = p["highway gate"] / p["residual MLP, e = 4"]
     assert round(share, 3) == 0.126, share
-    claim.rejects(gate_costs, 0, because="a residual block, whose identity shortcut is free")
+    claim.rejects(gate_costs, p["residual shortcut"], because="a residual block, whose identity shortcut is free")
     claim.record(
         d=d,
         gate=p["highway gate"],

@@ -14,25 +14,35 @@ def results(device):
 
 
 @pytest.mark.claim(
-    "At T = 0.5 (W_T = 0, b_T = 0) the carry path hands x exactly g/2, bit for bit, and the gate term vanishes; "
-    "a residual shortcut hands x all of g. Over 5 seeds.",
+    "At T = 0.5 (W_T = 0, b_T = 0) the carry path hands x exactly g/2, bit for bit (autograd through the block "
+    "with H zeroed), and the gate term vanishes; a residual block with its branch zeroed hands x all of g. "
+    "Over 5 seeds.",
     page=PAGE,
 )
 def test_half_open_gate_carries_half_the_gradient(claim, results):
-    def carries(carry: torch.Tensor, g: torch.Tensor, share: float) -> None:
-        assert torch.equal(carry, share * g), (carry - share * g).abs().max()
+    def carries_half(grad: torch.Tensor, g: torch.Tensor) -> None:
+        assert torch.equal(grad, g / 2), (grad - g / 2).abs().max()
+
+    def carries_all(grad: torch.Tensor, g: torch.Tensor) -> None:
+        assert torch.equal(grad, g), (grad - g).abs().max()
 
     for r in results:
-        carries(r.half["carry"], r.g, 0.5)
-        assert torch.equal(r.half["gate"], torch.zeros_like(r.g))
-        carries(r.residual_shortcut, r.g, 1.0)
+        claim.check(carries_half, r.half_carry_autograd, r.g)
+        claim.check(carries_all, r.residual_zero_branch_autograd, r.g)
+        assert torch.equal(r.half_gate_path, torch.zeros_like(r.g)), r.half_gate_path.abs().max()
+        assert torch.equal(r.residual_shortcut, r.g)
+        # With H left in, autograd's gradient is the carry and transform paths of the hand split.
         torch.testing.assert_close(r.half_autograd, r.half["carry"] + r.half["transform"], rtol=0, atol=1e-12)
-    claim.rejects(carries, results[0].residual_shortcut, results[0].g, 0.5, because="the residual shortcut")
     r = results[0]
+    claim.rejects(carries_half, r.residual_zero_branch_autograd, r.g, because="the zeroed residual block")
+    claim.rejects(carries_all, r.half_carry_autograd, r.g, because="the half-open highway block")
     claim.record(
         g_norm=r.g.norm().item(),
         carry_norm=r.half["carry"].norm().item(),
         transform_norm=r.half["transform"].norm().item(),
+        carry_autograd_norm=r.half_carry_autograd.norm().item(),
+        carry_share=sorted(set((r.half_carry_autograd / r.g).tolist())),
+        gate_path_max=max(x.half_gate_path.abs().max().item() for x in results),
         seeds=len(results),
     )
 
@@ -43,11 +53,13 @@ def test_half_open_gate_carries_half_the_gradient(claim, results):
     page=PAGE,
 )
 def test_highway_gradient_is_carry_plus_transform_plus_gate(claim, results):
+    atol = 1e-12
+
     def adds_up(autograd: torch.Tensor, terms: dict) -> None:
-        torch.testing.assert_close(autograd, sum(terms.values()), rtol=0, atol=1e-12)
+        torch.testing.assert_close(autograd, sum(terms.values()), rtol=0, atol=atol)
 
     for r in results:
-        adds_up(r.random_autograd, r.random)
+        claim.check(adds_up, r.random_autograd, r.random)
     r = results[0]
     no_gate = {k: v for k, v in r.random.items() if k != "gate"}
     claim.rejects(adds_up, r.random_autograd, no_gate, because="leaving out the gate's own derivative")
@@ -58,4 +70,6 @@ def test_highway_gradient_is_carry_plus_transform_plus_gate(claim, results):
         g_norm=r.g.norm().item(),
         t_min=r.random_t.min().item(),
         t_max=r.random_t.max().item(),
+        atol=atol,
+        seeds=len(results),
     )

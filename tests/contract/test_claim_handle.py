@@ -1,0 +1,201 @@
+"""The claim handle refuses counterfactuals that are typed instead of measured, and unrecorded sentence numbers."""
+
+from __future__ import annotations
+
+import functools
+import os
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from sitekit.claim_numbers import sentence_numbers, unbound
+from sitekit.claims import ROOT
+from sitekit.pytest_plugin import Claim
+
+
+class Item:
+    nodeid = "tests/topic/test_demo.py::test_claim"
+
+
+def exact(deviation: float) -> None:
+    assert deviation == 0.0
+
+
+def below(value: float, bound: float) -> None:
+    assert value < bound
+
+
+def measured() -> tuple[float, float]:
+    """What a snippet returns: the zeroed block's deviation and the un-zeroed one's."""
+    return 0.0, 0.25
+
+
+def handle() -> Claim:
+    return Claim(Item())  # type: ignore[arg-type]
+
+
+def test_a_measured_counterfactual_through_the_same_check_is_accepted():
+    claim = handle()
+    zeroed, unzeroed = measured()
+    claim.check(exact, zeroed)
+    claim.rejects(exact, unzeroed, because="the un-zeroed block")
+    assert claim.counterfactuals == ["the un-zeroed block"]
+
+
+def test_rejects_before_the_check_was_applied_is_refused():
+    claim = handle()
+    _, unzeroed = measured()
+    with pytest.raises(AssertionError, match=r"exact was never applied to the measured values.*claim\.check\(exact"):
+        claim.rejects(exact, unzeroed, because="the un-zeroed block")
+
+
+def test_a_different_check_for_the_counterfactual_is_refused():
+    claim = handle()
+    zeroed, unzeroed = measured()
+    claim.check(exact, zeroed)
+    looser = functools.partial(below, bound=0.1)
+    with pytest.raises(AssertionError, match="was never applied to the measured values"):
+        claim.rejects(looser, unzeroed, because="the un-zeroed block")
+
+
+def test_a_literal_flag_is_refused_with_the_fix():
+    claim = handle()
+    zeroed, _ = measured()
+
+    def identity(equal: bool, deviation: float) -> None:
+        assert equal and deviation == 0.0
+
+    claim.check(identity, True, zeroed)
+    with pytest.raises(AssertionError, match=r"the counterfactual False is typed, not measured\. Run the alternative"):
+        claim.rejects(identity, False, zeroed, because="a post-norm stack")
+
+
+def test_a_wholly_literal_value_or_a_swapped_expected_number_is_refused():
+    claim = handle()
+    zeroed, unzeroed = measured()
+    claim.check(below, zeroed, 0.1)
+    with pytest.raises(AssertionError, match=r"the counterfactual \[0\.5, 0\.5\], 0\.1 is typed"):
+        claim.rejects(below, [0.5, 0.5], 0.1, because="a container of constants")
+    with pytest.raises(AssertionError, match=r"the counterfactual 0\.0 is typed.*functools\.partial"):
+        claim.rejects(below, unzeroed, 0.0, because="the expected number swapped")
+    with pytest.raises(AssertionError, match=r"the counterfactual 1 / 2 is typed"):
+        claim.rejects(below, 1 / 2, bound=unzeroed, because="an expression of constants")
+
+
+def test_a_literal_in_a_call_over_several_lines_is_refused():
+    claim = handle()
+    zeroed, unzeroed = measured()
+    claim.check(below, zeroed, 0.1)
+    with pytest.raises(AssertionError, match=r"the counterfactual None is typed"):
+        claim.rejects(
+            below,
+            unzeroed,
+            None,
+            because="a bound typed in",
+        )
+
+
+def test_the_measured_value_itself_is_not_a_counterfactual():
+    claim = handle()
+    zeroed, _ = measured()
+    claim.check(exact, zeroed)
+    with pytest.raises(AssertionError, match="the counterfactual is the measured value itself"):
+        claim.rejects(exact, zeroed, because="the same value")
+
+
+def test_a_check_that_accepts_the_measured_counterfactual_still_fails():
+    claim = handle()
+    zeroed, unzeroed = measured()
+    check = functools.partial(below, bound=1.0)
+    claim.check(check, zeroed)
+    with pytest.raises(AssertionError, match="a check that cannot fail proves nothing"):
+        claim.rejects(check, unzeroed, because="the un-zeroed block")
+
+
+def test_a_sentence_number_must_be_recorded_at_the_precision_shown():
+    sentence = "Doubling h doubles its weights (1.9995× with biases) over 5 seeds, below 1e-20 of the start."
+    assert unbound(sentence, {"ratio": 1.99951, "seeds": 5, "threshold": 1e-20}) == []
+    assert unbound(sentence, {"ratio": 1.9990, "seeds": 5, "threshold": 1e-20}) == ["1.9995"]
+    assert unbound(sentence, {"ratio": 1.99951, "seeds": 5}) == ["1e-20"]
+    assert unbound(sentence, {"ratio": 1.99951, "table": {"rows": [[5, 1e-20]]}}) == []
+
+
+def test_names_years_references_and_formulas_are_not_quantities():
+    sentence = (
+        "ResNet-50 and VGG-19 in float64 (He et al., ILSVRC 2015, arXiv 1512.03385, Part 2): "
+        "the block has 12d² + 13d parameters, 16·N·d² FLOPs, 1/σ, g/2, 2^L paths and 1 − T."
+    )
+    assert [text for text, _ in sentence_numbers(sentence)] == []
+
+
+def test_units_fractions_percent_and_powers_match_their_values():
+    assert (
+        unbound(
+            "25.6M parameters, 3.5 % of them, ρ² = 1/18, 10¹¹× and 2³⁰ bytes",
+            {
+                "params": 25_557_032,
+                "share": 0.035,
+                "rho2": 1 / 18,
+                "growth": 2.7e11,
+                "gib": 2**30,
+            },
+        )
+        == []
+    )
+    assert unbound("7,978,856 parameters and 0.47 points", {"p": 7978856, "gap": 0.4699}) == []
+    assert unbound("0.47 points", {"gap": 0.4649}) == ["0.47"]
+
+
+MINI_TEST = """
+import pytest
+
+from snippets.topic import demo
+
+
+def exact(deviation):
+    assert deviation == 0.0
+
+
+@pytest.mark.claim("Doubling h gives 1.9995× the weights over 5 seeds.", page="page.md")
+def test_says_what_it_did_not_record(claim):
+    r = demo.measure()
+    claim.check(exact, r["zeroed"])
+    claim.rejects(exact, r["plain"], because="the plain block")
+    claim.record(ratio=r["ratio"], seeds=5)
+
+
+@pytest.mark.claim("Doubling h gives 1.9990× the weights over 5 seeds.", page="page.md")
+def test_says_what_it_recorded(claim):
+    r = demo.measure()
+    claim.check(exact, r["zeroed"])
+    claim.rejects(exact, r["plain"], because="the plain block")
+    claim.record(ratio=r["ratio"], seeds=5)
+"""
+
+
+def test_a_claim_whose_sentence_states_an_unrecorded_number_fails_with_the_fix(tmp_path):
+    """A miniature project with this sitekit, one snippet and two claims, run by pytest in a subprocess."""
+    shutil.copytree(ROOT / "sitekit", tmp_path / "sitekit", ignore=shutil.ignore_patterns("__pycache__"))
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "page.md").write_text("# Page\n", encoding="utf-8")
+    (tmp_path / "snippets" / "topic").mkdir(parents=True)
+    (tmp_path / "snippets" / "topic" / "demo.py").write_text(
+        'def measure():\n    return {"zeroed": 0.0, "plain": 0.25, "ratio": 1.9990}\n', encoding="utf-8"
+    )
+    (tmp_path / "tests" / "topic").mkdir(parents=True)
+    (tmp_path / "tests" / "topic" / "test_demo.py").write_text(MINI_TEST, encoding="utf-8")
+    command = [sys.executable, "-m", "pytest", "-p", "sitekit.pytest_plugin", "--no-record", "-q", "-rf"]
+    out = subprocess.run(
+        [*command, "-p", "no:cacheprovider", "tests/topic/test_demo.py"],
+        cwd=tmp_path,
+        env={**os.environ, "PYTHONPATH": str(tmp_path)},
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert "1 failed, 1 passed" in out.stdout, out.stdout + out.stderr
+    assert "FAILED tests/topic/test_demo.py::test_says_what_it_did_not_record" in out.stdout
+    assert "the sentence states 1.9995, which no recorded value shows at the precision written" in out.stdout
+    assert "claim.record(...) the threshold, setting or result it stands for" in out.stdout
