@@ -860,8 +860,10 @@ def render(text: str, ctx: Context) -> str:
                 out.append(m[0])
             else:
                 done = expand(m)
-                if not done and out:  # a claim() that adds nothing takes its leading space with it
+                if not done and out and out[-1].strip():  # a claim() that adds nothing takes its space
                     out[-1] = out[-1].rstrip(" ")
+                elif not done and part[last : last + 1] == " ":  # ... or, first on its line, the one after
+                    last += 1
                 out.append(done)
         out.append(part[last:])
         return "".join(out)

@@ -399,6 +399,8 @@ def test_a_claim_marker_appears_only_where_no_number_already_carries_the_receipt
     assert with_number.count("<a ") == 1 and with_number.endswith("</a>.")
     under_a_table = render.render('{{ table("%s", "t") }}\n\n{{ claim("%s") }}' % (c.id, c.id), ctx(c))
     assert under_a_table.count("<a ") == 1
+    indented = render.render('    {{ table("%s", "t") }}\n\n    {{ claim("%s") }} Then more.' % (c.id, c.id), ctx(c))
+    assert indented.endswith("\n\n    Then more."), "a claim that adds nothing keeps the line's indentation"
     later = render.render('It is {{ value("%s", "x") }}.\n\nMore.\n\n{{ claim("%s") }}' % (c.id, c.id), ctx(c))
     assert later.count("<a ") == 2
 
