@@ -388,7 +388,10 @@ def marker(ctx: Context, c: Claim, label: str = "") -> str:
 
 def receipt_line(ctx: Context, claims: list[Claim], what: str) -> str:
     """One line under a table, error, code block or figure: its receipt(s), once."""
-    marks = " ".join(marker(ctx, c, "receipt") for c in claims)
+    if len(claims) == 1:
+        marks = marker(ctx, claims[0], "receipt")
+    else:
+        marks = "receipts " + " ".join(marker(ctx, c, str(i)) for i, c in enumerate(claims, start=1))
     return f'<p class="rcpt-line">{_inline(what)} {marks}</p>'
 
 
