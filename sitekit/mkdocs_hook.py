@@ -73,10 +73,12 @@ def on_files(files: Files, config: Any) -> Files:
             drawn.setdefault(name, {})[device] = uri
     _state["drawn"] = drawn
     listed = sorted({inc.path for page in (claims.ROOT / "docs").rglob("*.md") for inc in contract.includes(page)})
+    _state["sources"] = set()
     for path in listed:  # the source a listing's title links to: site/src/snippets/<topic>/<name>.py
         source = claims.ROOT / path
         if source.is_file():
             files.append(File.generated(config, f"{render.SOURCE_DIR}/{path}", content=source.read_bytes()))
+            _state["sources"].add(path)
     for uri, source in PUBLISHED.items():
         path = claims.ROOT / source
         if path.is_file():
@@ -169,6 +171,7 @@ def on_page_markdown(markdown: str, page: Any, config: Any, files: Files) -> str
         strict=_state["strict"],
         page_order=_state.get("order", []),
         page_titles=_state.get("titles", {}),
+        sources=_state.get("sources", set()),
     )
     try:
         out = render.render(markdown, ctx)

@@ -68,6 +68,7 @@ class Context:
     anchored: set[str] = field(default_factory=set)
     receipts: dict[str, dict[str, Any]] = field(default_factory=dict)
     listings: dict[str, str] = field(default_factory=dict)  # snippet path -> anchor id on this page
+    sources: set[str] = field(default_factory=set)  # snippet paths published under SOURCE_DIR
 
     def link(self, target: str) -> str:
         """Relative Markdown link from this page to another docs path."""
@@ -351,7 +352,11 @@ def receipt_data(ctx: Context, c: Claim) -> dict[str, Any]:
         "seeds": c.values.get("seeds") if _number(c.values.get("seeds")) else None,
         "tolerance": _tolerance(c.values),
         "counterfactuals": _counterfactuals(c),
-        "listing": f"#{listing}" if listing else ctx.url(f"{SOURCE_DIR}/{c.snippet}"),
+        "listing": f"#{listing}"
+        if listing
+        else ctx.url(f"{SOURCE_DIR}/{c.snippet}")
+        if c.snippet in ctx.sources
+        else None,
         "ledger": ctx.url("claims.md", anchor(c.id)),
         "values": {},
     }

@@ -105,12 +105,14 @@
     });
     box.appendChild(dl);
     var links = el("p", "rcpt-links");
-    var listing = el("a", "", "Listing");
-    listing.href = d.listing;
+    if (d.listing) {
+      var listing = el("a", "", "Listing");
+      listing.href = d.listing;
+      links.appendChild(listing);
+      links.appendChild(document.createTextNode(" · "));
+    }
     var ledger = el("a", "", "Ledger row");
     ledger.href = d.ledger;
-    links.appendChild(listing);
-    links.appendChild(document.createTextNode(" · "));
     links.appendChild(ledger);
     links.appendChild(el("span", "rcpt-test", " " + d.test));
     box.appendChild(links);
