@@ -364,7 +364,9 @@ def receipt_data(ctx: Context, c: Claim) -> dict[str, Any]:
     return data
 
 
-def receipt(ctx: Context, c: Claim, text: str, key: str | None = None, raw: Any = None, kind: str = "") -> str:
+def receipt(
+    ctx: Context, c: Claim, text: str, key: str | None = None, raw: Any = None, kind: str = "", label: str = ""
+) -> str:
     """`text` as a receipt for claim `c`: a link to its ledger row that receipts.js opens as a popover."""
     data = receipt_data(ctx, c)
     numeric = _number(raw) or (isinstance(raw, str) and bool(NUMERIC_TEXT.fullmatch(raw)))
@@ -378,8 +380,8 @@ def receipt(ctx: Context, c: Claim, text: str, key: str | None = None, raw: Any 
         attrs["id"] = use_anchor(c.id)
         ctx.anchored.add(c.id)
     ctx.block.add(c.id)
-    if kind == "rcpt-mark":  # a marker carries no visible number: name the claim for screen readers
-        attrs["aria-label"] = f"Receipt: {c.statement}"
+    if kind == "rcpt-mark":  # a marker carries no number: name the claim, after any visible label
+        attrs["aria-label"] = f"{label}, the receipt for: {c.statement}" if label else f"Receipt: {c.statement}"
     body = " ".join(f'{k}="{_attr(v)}"' for k, v in attrs.items())
     return f"<a {body}>{text}</a>"
 
@@ -388,7 +390,7 @@ def marker(ctx: Context, c: Claim, label: str = "") -> str:
     """A small receipt marker (for a sentence, table, error or figure without its own receipt)."""
     mark = '<span class="rcpt-icon" aria-hidden="true"></span>'
     text = f"{mark}{_inline(label)}" if label else mark
-    return receipt(ctx, c, text, kind="rcpt-mark")
+    return receipt(ctx, c, text, kind="rcpt-mark", label=label)
 
 
 def receipt_line(ctx: Context, claims: list[Claim], what: str) -> str:
