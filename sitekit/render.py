@@ -229,7 +229,7 @@ def column_formats(values: list[Any], spec: str) -> list[str]:
 
 
 TAG = re.compile(r"<(/?)([a-zA-Z][\w-]*)([^>]*)>")
-CODE_TAGS = {"pre", "code", "script", "style", "textarea"}
+CODE_TAGS = {"pre", "code", "script", "style", "textarea", "svg"}  # svg: a drawn plot keeps its labels
 
 
 def typeset_html(page: str) -> str:
