@@ -40,13 +40,19 @@ def test_content_tabs_switch(new_context: Any, base_url: str) -> None:
     for path in pages:
         page = _open(new_context, base_url, path)
         sets = page.locator(".tabbed-set")
+        for i in range(sets.count()):  # all start on their first tab (before any click: tabs of one label are linked)
+            blocks = sets.nth(i).locator(":scope > .tabbed-content > .tabbed-block")
+            if blocks.count() >= 2:
+                assert blocks.nth(0).is_visible() and not blocks.nth(1).is_visible(), (
+                    f"/{path}: tab set {i} starts wrong"
+                )
         for i in range(sets.count()):
             tabs = sets.nth(i)
             labels = tabs.locator(":scope > .tabbed-labels > label")
             blocks = tabs.locator(":scope > .tabbed-content > .tabbed-block")
             if labels.count() < 2:
                 continue
-            assert blocks.nth(0).is_visible() and not blocks.nth(1).is_visible(), f"/{path}: tab set {i} starts wrong"
+            labels.nth(0).click()
             labels.nth(1).click()
             assert blocks.nth(1).is_visible() and not blocks.nth(0).is_visible(), f"/{path}: tab {i} did not switch"
         assert not page.errors
@@ -57,7 +63,7 @@ def _open_listings() -> list[str]:
     return [
         p
         for p in site_pages()
-        if any(not el.find_parent("details") for el in soup(p).select("div.highlight span.filename"))
+        if any(not el.find_parent("details") for el in soup(p).select("div.listing span.filename"))
     ]
 
 
@@ -66,8 +72,8 @@ def test_copy_button_copies_the_listing(new_context: Any, base_url: str) -> None
     assert pages, "no page shows a titled listing"
     path = next((p for p in pages if p.startswith("module/")), pages[0])
     page = _open(new_context, base_url, path, permissions=["clipboard-read", "clipboard-write"])
-    listing = page.locator("div.highlight:has(span.filename):visible").first
-    filename = listing.locator("span.filename").inner_text().strip()
+    listing = page.locator("div.listing:visible").first  # titled "What it is · <path>", the path a link
+    filename = listing.locator("span.filename a").inner_text().strip()
     listing.locator("pre").hover()
     button = listing.locator("button.md-clipboard, button.md-code__button[title='Copy to clipboard']")
     assert button.count() == 1, f"/{path}: the listing from {filename} has no copy button"

@@ -91,6 +91,16 @@ def _rel(path: Path) -> str:
         return str(path)
 
 
+TITLE_SEPARATOR = " · "
+
+
+def listing_title_ok(title: str | None, path: str) -> bool:
+    """A listing's title is its file's path, or a description, " · " and the path (the path stays visible)."""
+    if title is None:
+        return False
+    return title == path or (title.endswith(TITLE_SEPARATOR + path) and bool(title[: -len(path) - 3].strip()))
+
+
 def check_page(page: Path, text: str | None = None, root: Path = ROOT) -> list[str]:
     """Inline Python, includes of missing files or sections, and untitled listings in one page."""
     text = page.read_text(encoding="utf-8") if text is None else text
@@ -116,10 +126,10 @@ def check_page(page: Path, text: str | None = None, root: Path = ROOT) -> list[s
         if not target.is_file():
             problems.append(f"{where}: includes {inc.path}, which does not exist. Fix the path.")
             continue
-        if inc.path.endswith(".py") and inc.title != inc.path:
+        if inc.path.endswith(".py") and not listing_title_ok(inc.title, inc.path):
             problems.append(
-                f'{where}: give the fence around this include title="{inc.path}" so readers '
-                "see which file the listing comes from."
+                f'{where}: give the fence around this include title="What the code is · {inc.path}" '
+                f'(or title="{inc.path}") so readers see what the listing is and which file it comes from.'
             )
         if inc.section is not None:
             try:

@@ -6,6 +6,7 @@ Set SITE_ALLOW_STALE=1 (the `serve` session does) to show problems on the page i
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import re
@@ -45,6 +46,7 @@ def on_config(config: Any) -> Any:
         cuda_prov=cuda_prov,
         drawn={},
         cited={},
+        receipts={},
     )
     if not cpu and _state["strict"]:
         raise PluginError("results/cpu.json is missing: run `nox -s tests` first (`nox -s docs` does).")
@@ -76,6 +78,13 @@ def on_files(files: Files, config: Any) -> Files:
             figures.DRAWN[uri] = svg  # the `figure` macro puts the drawing itself into the page
             drawn.setdefault(name, {})[device] = uri
     _state["drawn"] = drawn
+    listed = sorted({inc.path for page in (claims.ROOT / "docs").rglob("*.md") for inc in contract.includes(page)})
+    _state["sources"] = set()
+    for path in listed:  # the source a listing's title links to: site/src/snippets/<topic>/<name>.py
+        source = claims.ROOT / path
+        if source.is_file():
+            files.append(File.generated(config, f"{render.SOURCE_DIR}/{path}", content=source.read_bytes()))
+            _state["sources"].add(path)
     for uri, source in PUBLISHED.items():
         path = claims.ROOT / source
         if path.is_file():
@@ -110,6 +119,41 @@ NOTEBOOK_SCRIPTS = re.compile(
 )
 
 
+def on_nav(nav: Any, config: Any, files: Files) -> Any:
+    """Reading order and titles for the ledger; "Part N of M" for the module's parts."""
+    pages = [p for p in nav.pages if p.file is not None]
+    _state["order"] = [p.file.src_uri for p in pages]
+    _state["titles"] = {p.file.src_uri: p.title or p.file.src_uri for p in pages}
+    parts = [(p.file.src_uri, int(m[1])) for p in pages if p.title and (m := re.match(r"Part (\d+)\b", p.title))]
+    _state["parts"] = {uri: (n, len(parts)) for uri, n in parts}
+    return nav
+
+
+# A listing's title is "What the code is · snippets/<topic>/<name>.py" (or the bare path): the path
+# becomes a link to the published source, and the first listing of a file gets an id receipts link to.
+LISTING_TITLE = re.compile(
+    r'<div class="(?P<cls>[^"]*highlight[^"]*)"><span class="filename">(?P<label>(?:[^<]*? · )?)'
+    r"(?P<path>snippets/[\w/.-]+\.py)</span>"
+)
+
+
+def listing_links(html: str, page_uri: str) -> str:
+    seen: set[str] = set()
+    here = render.Context(page=page_uri, cpu={})
+
+    def link(m: re.Match[str]) -> str:
+        path = m["path"]
+        ident = "" if path in seen else f' id="{render.listing_anchor(path)}"'
+        seen.add(path)
+        href = here.url(f"{render.SOURCE_DIR}/{path}")
+        return (
+            f'<div class="{m["cls"]} listing"{ident}><span class="filename">{m["label"]}'
+            f'<a href="{href}" title="The whole file">{path}</a></span>'
+        )
+
+    return LISTING_TITLE.sub(link, html)
+
+
 def on_page_content(html: str, page: Any, config: Any, files: Files) -> str:
     def site_file(uri: str) -> bytes | None:
         file = files.get_file_from_path(uri)
@@ -117,6 +161,11 @@ def on_page_content(html: str, page: Any, config: Any, files: Files) -> str:
 
     html = lightpage.lazy_images(html, page.url, site_file)
     if getattr(page, "nb_url", None) is None:  # set by mkdocs-jupyter on notebook pages only
+        html = listing_links(html, page.file.src_uri)
+        data = _state["receipts"].get(page.file.src_uri)
+        if data:  # what the receipts' popovers show (docs/assets/js/receipts.js)
+            blob = json.dumps(data, ensure_ascii=False, separators=(",", ":")).replace("</", "<\\/")
+            html += f'\n<script type="application/json" id="receipt-data">{blob}</script>\n'
         return html
     # include_source copies the .ipynb next to the page; this theme draws no button for it.
     name = os.path.basename(page.file.abs_src_path)
@@ -128,7 +177,7 @@ def on_page_content(html: str, page: Any, config: Any, files: Files) -> str:
         if _state["strict"]:
             raise PluginError(f"docs/{page.file.src_uri}: {err}") from None
         log.warning(str(err))
-    return button + html
+    return button + render.typeset_html(html)
 
 
 _katex = mathrender.KaTeX()  # one Node process per build; its cache lives as long as `mkdocs serve`
@@ -170,12 +219,20 @@ def on_page_markdown(markdown: str, page: Any, config: Any, files: Files) -> str
         cuda_provenance=_state["cuda_prov"],
         figures=_state["drawn"],
         strict=_state["strict"],
+        page_order=_state.get("order", []),
+        page_titles=_state.get("titles", {}),
+        sources=_state.get("sources", set()),
     )
     try:
         out = render.render(markdown, ctx)
     except claims.ClaimError as err:
         raise PluginError(str(err)) from None
-    _state["cited"][page.file.src_uri] = ctx.cited
+    uri = page.file.src_uri
+    _state["cited"][uri] = ctx.cited
+    _state["receipts"][uri] = ctx.receipts
+    if ctx.cited or uri in _state.get("parts", {}):
+        facts = render.page_facts(ctx, _state["parts"].get(uri), render.reading_minutes(markdown))
+        out = render.with_page_facts(out, facts)
     return out
 
 

@@ -2,14 +2,24 @@
 
 Macros (arguments are Python literals):
 
-- `{{ value("claim_id", "key.sub", ".3g") }}`   a measured number or string
+- `{{ value("claim_id", "key.sub", ".3g") }}`   a measured number or string, typeset (4.4 × 10⁻²⁹)
 - `{{ table("claim_id", "key", ".3g") }}`       a recorded {"columns": [...], "rows": [[...]]} table
 - `{{ error("claim_id", "key") }}`              an exception message captured from execution
 - `{{ code("claim_id", "key", "lang") }}`       a recorded string (e.g. generated BibTeX) as a code block
-- `{{ figure("name", "alt text") }}`            a numbered figure drawn from recorded results (sitekit.figures)
+- `{{ figure("name", "alt text") }}`            a numbered figure drawn from recorded results (sitekit.figures),
+                                                with one receipt under it
 - `{{ figref("name") }}`                        "Figure n", linked, for a figure the page shows
-- `{{ claim("claim_id") }}`                     a link to the claim's entry in the ledger
+- `{{ claim("claim_id") }}`                     a receipt marker for a sentence that shows no number
+- `{{ hardware() }}`                            where the recorded claims ran
 - `{{ ledger() }}`                              the ledger of every claim (the Claims page)
+
+Receipts: every number `value()` prints outside math is itself a link to the claim's ledger row
+(`<a class="rcpt">`); docs/assets/js/receipts.js turns it into a popover with the record (sentence,
+value, seeds, device, torch, date, counterfactuals, listing). A table, error, code block or figure
+gets one receipt under it, not one per cell. `claim()` in a paragraph whose numbers already carry
+receipts of that claim adds nothing; elsewhere it is a small marker. Inside math (`\\( ... \\)`,
+`\\[ ... \\]`, `$$ ... $$`) `value()` prints plain TeX and no receipt. The first receipt of a claim on
+the page its marker names carries `id="use-<claim>"`: the ledger links back to it.
 
 A page that cites a claim that is missing, failing or stale does not build: the error says which page,
 which claim and the command that fixes it. Plain Python, so it can move with the pages.
@@ -18,7 +28,11 @@ which claim and the command that fixes it. Plain Python, so it can move with the
 from __future__ import annotations
 
 import ast
+import datetime as dt
+import html
+import math
 import os
+import posixpath
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -26,7 +40,7 @@ from html import escape
 from typing import Any
 
 from sitekit import contract
-from sitekit.claims import Claim, ClaimError
+from sitekit.claims import ROOT, Claim, ClaimError
 
 MACRO = re.compile(r"\{\{\s*(?P<name>[a-z_]+)\((?P<args>.*?)\)\s*\}\}")
 
@@ -45,10 +59,38 @@ class Context:
     cited: set[str] = field(default_factory=set)
     source: str = ""  # the page's Markdown, for figref()
     figure_numbers: dict[str, int] = field(default_factory=dict)  # figure name -> its number on the page
+    page_order: list[str] = field(default_factory=list)  # docs paths in nav order (the ledger's order)
+    page_titles: dict[str, str] = field(default_factory=dict)  # docs path -> nav title
+    # Filled while rendering: receipts, their data for the popovers, and where each claim is anchored.
+    in_math: bool = False
+    block: set[str] = field(default_factory=set)  # claims with a receipt in the current paragraph
+    previous: set[str] = field(default_factory=set)  # ... and in the paragraph (table, figure) before it
+    anchored: set[str] = field(default_factory=set)
+    receipts: dict[str, dict[str, Any]] = field(default_factory=dict)
+    listings: dict[str, str] = field(default_factory=dict)  # snippet path -> anchor id on this page
+    sources: set[str] = field(default_factory=set)  # snippet paths published under SOURCE_DIR
 
     def link(self, target: str) -> str:
-        """Relative link from this page to another docs path."""
+        """Relative Markdown link from this page to another docs path."""
         return os.path.relpath(target, os.path.dirname(self.page) or ".").replace(os.sep, "/")
+
+    def url(self, target: str, fragment: str = "") -> str:
+        """Relative URL of the built page for docs path `target` (directory URLs), for raw HTML."""
+        here = page_url(self.page)
+        rel = posixpath.relpath(page_url(target) or ".", here.rstrip("/") or ".")
+        if target.endswith(".md"):
+            rel = "./" if rel == "." else rel + "/"
+        return rel + (f"#{fragment}" if fragment else "")
+
+
+def page_url(path: str) -> str:
+    """docs path -> site path: "module/x.md" -> "module/x/", "module/index.md" -> "module/"."""
+    if not path.endswith(".md"):
+        return path
+    stem = path[:-3]
+    if stem == "index" or stem.endswith("/index"):
+        return stem[:-5]
+    return stem + "/"
 
 
 MACROS: dict[str, Callable[..., str]] = {}
@@ -83,10 +125,18 @@ def verified(ctx: Context, cid: str) -> Claim:
     return c
 
 
+def device_independent(c: Claim) -> bool:
+    """A claim that says its outcome cannot depend on the device (never counted as verified on CUDA)."""
+    return bool(getattr(c, "device_independent", None))
+
+
 def cuda_record(ctx: Context, cid: str) -> Claim | None:
-    """The CUDA record where it exists, passed, and matches the current code."""
+    """The CUDA record where it exists, passed, matches the current code and the claim is device-bound."""
     c = ctx.cuda.get(cid)
-    if c is None or c.status != "passed" or c.stale:
+    if c is None or c.status != "passed" or c.stale or device_independent(c):
+        return None
+    cpu = ctx.cpu.get(cid)
+    if cpu is not None and device_independent(cpu):
         return None
     return c
 
@@ -102,33 +152,287 @@ def lookup(values: Any, key: str, where: str) -> Any:
     return out
 
 
-def fmt(value: Any, spec: str) -> str:
-    if isinstance(value, bool) or not spec:
-        return str(value)
-    if isinstance(value, (int, float)):
-        return format(value, spec)
-    return str(value)
+# Typesetting: format specs stay Python's (".1e", ".3g", ".2f", ","), the result is set as a reader
+# expects it: 4.4 × 10⁻²⁹ instead of 4.4e-29, a true minus sign, no break inside a number.
+SUPERSCRIPT = str.maketrans("0123456789-+", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺")
+MINUS = "\u2212"
+NNBSP = "\u202f"  # narrow no-break space around the × of a power of ten
+E_NUMBER = re.compile(r"(?<![\w.])(?P<mant>\d+(?:\.\d*)?)[eE](?P<sign>[+-]?)(?P<exp>\d+)(?![\w.])")
+NUMERIC_TEXT = re.compile(r"[+-]?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?%?")
+
+
+def _number(x: Any) -> bool:
+    return isinstance(x, (int, float)) and not isinstance(x, bool)
+
+
+def typeset(text: str, math_mode: bool = False) -> str:
+    """Python's formatted number (or text holding numbers) as prose or TeX: 4.4e-29 -> 4.4 × 10⁻²⁹."""
+
+    def power(m: re.Match[str]) -> str:
+        mant, exp = m["mant"], int(m["exp"]) * (-1 if m["sign"] == "-" else 1)
+        if exp == 0:
+            return mant
+        if float(mant) == 0:
+            return "0"
+        if math_mode:
+            ten = f"10^{{{exp}}}"
+            return ten if mant == "1" else f"{mant} \\times {ten}"
+        ten = "10" + str(exp).translate(SUPERSCRIPT)
+        return ten if mant == "1" else f"{mant}{NNBSP}×{NNBSP}{ten}"
+
+    out = E_NUMBER.sub(power, text)
+    if math_mode:
+        return out.replace("%", "\\%").replace(",", "{,}")
+    return re.sub(r"(?<![\w.])-(?=\d)", MINUS, out)
+
+
+def fmt(value: Any, spec: str, math_mode: bool = False) -> str:
+    """One recorded value formatted with a Python format spec, then typeset."""
+    if isinstance(value, bool) or not spec or not _number(value):
+        text = str(value)
+        numeric = _number(value) or (isinstance(value, str) and NUMERIC_TEXT.fullmatch(text))
+        return typeset(text, math_mode) if numeric and not isinstance(value, bool) else text
+    if isinstance(value, float) and not math.isfinite(value):
+        return {"inf": "∞", "-inf": MINUS + "∞"}.get(str(value), str(value))
+    return typeset(format(value, spec), math_mode)
+
+
+_G_SPEC = re.compile(r"^(?P<head>[^.]*)\.(?P<p>\d+)g$")
+
+
+def column_formats(values: list[Any], spec: str) -> list[str]:
+    """A table column, formatted alike: one notation and one number of significant figures.
+
+    With a "g" spec, Python switches notation from cell to cell (0.000244, 6.1e-05) and drops trailing
+    zeros; here the whole column is scientific as soon as one cell needs it, and keeps its figures.
+    Integers in a "g" column stay exact below a million.
+    """
+    m = _G_SPEC.match(spec or "")
+    numbers = [v for v in values if _number(v)]
+    if not m or not numbers:
+        return [fmt(v, spec) for v in values]
+    p = max(1, int(m["p"]))
+    if all(isinstance(v, int) for v in numbers) and max(abs(v) for v in numbers) < 10**6:
+        return [fmt(v, "") for v in values]
+    scientific = any("e" in format(v, f".{p}g") for v in numbers)
+    out = []
+    for v in values:
+        if not _number(v):
+            out.append(fmt(v, ""))
+        elif v == 0:
+            out.append("0")
+        elif scientific:
+            out.append(typeset(format(v, f"{m['head']}.{p - 1}e")))
+        else:
+            out.append(typeset(format(v, f"{m['head']}#.{p}g").rstrip(".")))
+    return out
+
+
+TAG = re.compile(r"<(/?)([a-zA-Z][\w-]*)([^>]*)>")
+CODE_TAGS = {"pre", "code", "script", "style", "textarea", "svg"}  # svg: a drawn plot keeps its labels
+
+
+def typeset_html(page: str) -> str:
+    """E-notation in the text of rendered HTML typeset (4.4 × 10⁻²⁹); code and copy buffers left as they are.
+
+    For pages whose prose is not written through the macros (a notebook's Markdown cells).
+    """
+    out, last, skip = [], 0, []
+    for m in TAG.finditer(page):
+        text = page[last : m.start()]
+        out.append(text if skip else E_NUMBER.sub(lambda n: typeset(n[0]), text))
+        out.append(m[0])
+        last = m.end()
+        closing, name, attrs = m[1] == "/", m[2].lower(), m[3]
+        if skip:
+            if name == skip[-1][0]:
+                skip[-1][1] += -1 if closing else 0 if attrs.rstrip().endswith("/") else 1
+                if skip[-1][1] == 0:
+                    skip.pop()
+        elif not closing and (name in CODE_TAGS or "clipboard-copy-txt" in attrs):
+            skip.append([name, 1])
+    out.append(page[last:] if skip else E_NUMBER.sub(lambda n: typeset(n[0]), page[last:]))
+    return "".join(out)
+
+
+# Receipts.
+
+
+def _attr(text: str) -> str:
+    return html.escape(text, quote=True)
+
+
+def _inline(text: str) -> str:
+    """Text safe inside raw inline HTML in Markdown: escaped, and no emphasis or code markers."""
+    return _attr(text).replace("*", "&#42;").replace("_", "&#95;").replace("`", "&#96;").replace("[", "&#91;")
+
+
+def anchor(cid: str) -> str:
+    """The id of a claim's row in the ledger."""
+    return "claim-" + cid.replace("_", "-")
+
+
+def use_anchor(cid: str) -> str:
+    """The id of the first receipt of a claim on its own page (the ledger links back to it)."""
+    return "use-" + cid.replace("_", "-")
+
+
+def page_anchor(page: str) -> str:
+    """The id of a page's group in the ledger."""
+    return "page-" + re.sub(r"[^a-z0-9]+", "-", page.removesuffix(".md").lower()).strip("-")
+
+
+def listing_anchor(snippet: str) -> str:
+    """The id given to the first listing of a snippet on a page (sitekit.mkdocs_hook sets it)."""
+    return "src-" + re.sub(r"[^a-z0-9]+", "-", snippet.removesuffix(".py").lower()).strip("-")
+
+
+SOURCE_DIR = "src"  # published copies of the snippets a page lists: site/src/snippets/<topic>/<name>.py
+
+
+def _cpu_model(prov: dict[str, Any]) -> str:
+    return re.sub(r"\s*\((?:R|TM)\)", "", str(prov.get("cpu") or prov.get("processor") or "CPU"))
+
+
+def _device_line(c: Claim, prov: dict[str, Any]) -> str:
+    if c.device == "cpu":
+        model = _cpu_model(prov)
+        threads = prov.get("threads")
+        return f"CPU ({model}{f', {threads} threads' if threads else ''})"
+    return f"CUDA ({prov.get('gpu') or c.device})"
+
+
+def _tolerance(values: dict[str, Any]) -> str | None:
+    found = [f"{k} {fmt(values[k], '.2g')}" for k in ("tolerance", "rtol", "atol") if _number(values.get(k))]
+    return ", ".join(found) or None
+
+
+def _counterfactuals(c: Claim) -> list[str]:
+    """Each counterfactual as one line: what was run instead, and what it measured where recorded."""
+    out = []
+    for item in c.counterfactuals:
+        if isinstance(item, dict):
+            because = str(item.get("because", ""))
+            measured = item.get("measured")
+            out.append(f"{because}: measured {fmt(measured, '.3g')}" if measured is not None else because)
+        else:
+            out.append(str(item))
+    return out
+
+
+def receipt_data(ctx: Context, c: Claim) -> dict[str, Any]:
+    """What a receipt's popover shows for claim `c` (sitekit.mkdocs_hook embeds it in the page)."""
+    if c.id in ctx.receipts:
+        return ctx.receipts[c.id]
+    runs = [
+        {
+            "device": _device_line(c, ctx.cpu_provenance),
+            "torch": c.torch,
+            "date": c.recorded_at[:10],
+            "reused": getattr(c, "reused", None),
+        }
+    ]
+    gpu = cuda_record(ctx, c.id)
+    if gpu is not None:
+        runs.append(
+            {
+                "device": _device_line(gpu, ctx.cuda_provenance),
+                "torch": gpu.torch,
+                "date": gpu.recorded_at[:10],
+                "reused": getattr(gpu, "reused", None),
+            }
+        )
+    listing = ctx.listings.get(c.snippet)
+    data = {
+        "statement": typeset(c.statement),
+        "test": c.test,
+        "snippet": c.snippet,
+        "runs": runs,
+        "device_independent": device_independent(c),
+        "seeds": c.values.get("seeds") if _number(c.values.get("seeds")) else None,
+        "tolerance": _tolerance(c.values),
+        "counterfactuals": _counterfactuals(c),
+        "listing": f"#{listing}"
+        if listing
+        else ctx.url(f"{SOURCE_DIR}/{c.snippet}")
+        if c.snippet in ctx.sources
+        else None,
+        "ledger": ctx.url("claims.md", anchor(c.id)),
+        "values": {},
+    }
+    ctx.receipts[c.id] = data
+    return data
+
+
+def receipt(
+    ctx: Context, c: Claim, text: str, key: str | None = None, raw: Any = None, kind: str = "", label: str = ""
+) -> str:
+    """`text` as a receipt for claim `c`: a link to its ledger row that receipts.js opens as a popover."""
+    data = receipt_data(ctx, c)
+    numeric = _number(raw) or (isinstance(raw, str) and bool(NUMERIC_TEXT.fullmatch(raw)))
+    kind = kind or ("num" if numeric and len(text) < 40 else "")  # a number never breaks; text may wrap
+    attrs = {"class": f"rcpt{' ' + kind if kind else ''}", "href": data["ledger"], "data-claim": c.id}
+    if key is not None:
+        attrs["data-key"] = key
+        if _number(raw) or isinstance(raw, str):
+            data["values"][key] = raw
+    if c.page == ctx.page and c.id not in ctx.anchored:
+        attrs["id"] = use_anchor(c.id)
+        ctx.anchored.add(c.id)
+    ctx.block.add(c.id)
+    if kind == "rcpt-mark":  # a marker carries no number: name the claim, after any visible label
+        attrs["aria-label"] = f"{label}, the receipt for: {c.statement}" if label else f"Receipt: {c.statement}"
+    body = " ".join(f'{k}="{_attr(v)}"' for k, v in attrs.items())
+    return f"<a {body}>{text}</a>"
+
+
+def marker(ctx: Context, c: Claim, label: str = "") -> str:
+    """A small receipt marker (for a sentence, table, error or figure without its own receipt)."""
+    mark = '<span class="rcpt-icon" aria-hidden="true"></span>'
+    text = f"{mark}{_inline(label)}" if label else mark
+    return receipt(ctx, c, text, kind="rcpt-mark", label=label)
+
+
+def receipt_line(ctx: Context, claims: list[Claim], what: str) -> str:
+    """One line under a table, error, code block or figure: its receipt(s), once."""
+    if len(claims) == 1:
+        marks = marker(ctx, claims[0], "receipt")
+    else:
+        marks = "receipts " + " ".join(marker(ctx, c, str(i)) for i, c in enumerate(claims, start=1))
+    return f'<p class="rcpt-line">{_inline(what)} {marks}</p>'
 
 
 @macro
 def value(ctx: Context, cid: str, key: str, spec: str = "") -> str:
     c = verified(ctx, cid)
     where = f"docs/{ctx.page}: value({cid!r}, {key!r})"
-    shown = fmt(lookup(c.values, key, where), spec)
+    raw = lookup(c.values, key, where)
+    shown = fmt(raw, spec, ctx.in_math)
     gpu = cuda_record(ctx, cid)
     if gpu is not None:
-        other = fmt(lookup(gpu.values, key, where + " on CUDA"), spec)
+        other = fmt(lookup(gpu.values, key, where + " on CUDA"), spec, ctx.in_math)
         if other != shown:
-            return f"{shown} (CPU) / {other} (CUDA)"
-    return shown
+            shown = (
+                f"{shown}\\ (\\text{{CPU}}) / {other}\\ (\\text{{CUDA}})"
+                if ctx.in_math
+                else f"{shown} (CPU) / {other} (CUDA)"
+            )
+    if ctx.in_math:
+        return shown
+    return receipt(ctx, c, _inline(shown), key, raw)
 
 
 def _md_table(data: Any, spec: str, where: str) -> str:
     if not isinstance(data, dict) or set(data) != {"columns", "rows"}:
         raise ClaimError(f"{where}: record tables as {{'columns': [...], 'rows': [[...], ...]}}")
-    head = "| " + " | ".join(map(str, data["columns"])) + " |"
-    rule = "|" + "|".join(" ---: " if i else " --- " for i in range(len(data["columns"]))) + "|"
-    body = ["| " + " | ".join(fmt(v, spec) for v in row) + " |" for row in data["rows"]]
+    columns = data["columns"]
+    head = "| " + " | ".join(map(str, columns)) + " |"
+    rule = "|" + "|".join(" ---: " if i else " --- " for i in range(len(columns))) + "|"
+    cells = [column_formats([row[i] for row in data["rows"]], spec) for i in range(len(columns))]
+    body = [
+        "| " + " | ".join(cells[i][r].replace("|", "\\|") for i in range(len(columns))) + " |"
+        for r in range(len(data["rows"]))
+    ]
     return "\n".join([head, rule, *body])
 
 
@@ -141,6 +445,11 @@ def tabs(cpu_block: str, cuda_block: str | None, ctx: Context) -> str:
     return f'=== "CPU"\n\n{indent(cpu_block)}\n\n=== "CUDA ({gpu})"\n\n{indent(cuda_block)}\n'
 
 
+def _measured(ctx: Context, c: Claim) -> str:
+    gpu = cuda_record(ctx, c.id)
+    return f"Measured on CPU{' and CUDA' if gpu else ''}, torch {c.torch}, {c.recorded_at[:10]}."
+
+
 @macro
 def table(ctx: Context, cid: str, key: str, spec: str = "") -> str:
     c = verified(ctx, cid)
@@ -148,14 +457,15 @@ def table(ctx: Context, cid: str, key: str, spec: str = "") -> str:
     cpu_block = _md_table(lookup(c.values, key, where), spec, where)
     gpu = cuda_record(ctx, cid)
     cuda_block = _md_table(lookup(gpu.values, key, where), spec, where) if gpu else None
-    return tabs(cpu_block, cuda_block, ctx)
+    return tabs(cpu_block, cuda_block, ctx) + "\n\n" + receipt_line(ctx, [c], _measured(ctx, c))
 
 
 @macro
 def error(ctx: Context, cid: str, key: str) -> str:
     c = verified(ctx, cid)
     text = str(lookup(c.values, key, f"docs/{ctx.page}: error({cid!r}, {key!r})"))
-    return f'``` text title="raised when run ({c.device}, torch {c.torch})"\n{text}\n```'
+    fence = f'``` {{ .text .wrap title="raised when run ({c.device}, torch {c.torch})" }}\n{text}\n```'
+    return fence + "\n\n" + receipt_line(ctx, [c], "Captured from the run.")
 
 
 @macro
@@ -168,7 +478,7 @@ def code(ctx: Context, cid: str, key: str, lang: str = "text") -> str:
         )
     c = verified(ctx, cid)
     text = str(lookup(c.values, key, f"docs/{ctx.page}: code({cid!r}, {key!r})"))
-    return f"``` {lang}\n{text}\n```"
+    return f"``` {{ .{lang} .wrap }}\n{text}\n```\n\n" + receipt_line(ctx, [c], "Generated by the run.")
 
 
 FIGURE_CALL = re.compile(r"\{\{\s*figure\(\s*(['\"])(?P<name>[^'\"]+)\1")
@@ -198,7 +508,8 @@ def figure(ctx: Context, name: str, alt: str, caption: str = "") -> str:
             "figures/*.py and that every claim it draws from passed (`nox -s tests`)."
         )
     spec = REGISTRY[name]
-    values = {cid: verified(ctx, cid).values for cid in spec.claims}
+    drawn_from = [verified(ctx, cid) for cid in spec.claims]
+    values = {c.id: c.values for c in drawn_from}
     numbers = ctx.figure_numbers
     number = numbers.setdefault(name, len(numbers) + 1)
     drawn = ctx.figures[name]
@@ -229,7 +540,8 @@ def figure(ctx: Context, name: str, alt: str, caption: str = "") -> str:
         + data
         + f"<figcaption>{figcaption}</figcaption></figure>"
     )
-    return "\n".join(line for line in html.splitlines() if line.strip())
+    html = "\n".join(line for line in html.splitlines() if line.strip())
+    return html + "\n\n" + receipt_line(ctx, drawn_from, "Drawn from the records.") if drawn_from else html
 
 
 @macro
@@ -243,10 +555,12 @@ def figref(ctx: Context, name: str) -> str:
 
 @macro
 def claim(ctx: Context, cid: str) -> str:
+    """A receipt marker, or nothing where this paragraph (or the table or figure just above it) already
+    carries the claim's receipt."""
     c = verified(ctx, cid)
-    gpu = " and CUDA" if cuda_record(ctx, cid) else ""
-    title = f"{c.test} passed on CPU{gpu}"
-    return f'[✓ verified]({ctx.link("claims.md")}#{anchor(cid)} "{title}"){{ .claim-badge }}'
+    if cid in ctx.block or cid in ctx.previous or ctx.in_math:
+        return ""
+    return marker(ctx, c)
 
 
 @macro
@@ -271,50 +585,237 @@ def hardware(ctx: Context) -> str:
     return "\n".join(lines)
 
 
-def anchor(cid: str) -> str:
-    return "claim-" + cid.replace("_", "-")
+# The line under a page's title.
 
 
-def _summary(values: dict[str, Any], limit: int = 90) -> str:
-    parts = []
-    for k, v in values.items():
-        if isinstance(v, (dict, list)):
+def _day(iso: str) -> str:
+    return f"{dt.date.fromisoformat(iso[:10]):%-d %B %Y}"
+
+
+def reading_minutes(markdown: str, words_per_minute: int = 200) -> int:
+    """Minutes to read a page's prose: fenced code, macros and HTML tags are not counted."""
+    prose, fence = [], None
+    for line in markdown.split("\n"):
+        m = FENCE_LINE.match(line)
+        if fence is None and m:
+            fence = m[1]
+        elif fence is not None and line.strip().startswith(fence):
+            fence = None
+        elif fence is None:
+            prose.append(line)
+    text = re.sub(r"<[^>]+>|\{\{.*?\}\}", " ", "\n".join(prose))
+    return max(1, math.ceil(len(re.findall(r"[A-Za-z0-9]+", text)) / words_per_minute))
+
+
+def page_facts(ctx: Context, part: tuple[int, int] | None, minutes: int) -> str:
+    """One line: where this part sits, how long it reads, and the claims it rests on (Markdown)."""
+    bits = []
+    if part is not None:
+        bits.append(f"Part {part[0]} of {part[1]}")
+    bits.append(f"{minutes} min read")
+    cited = sorted(ctx.cited & set(ctx.cpu))
+    if cited:
+        records = [ctx.cpu[cid] for cid in cited]
+        dates = sorted({c.recorded_at[:10] for c in records})
+        when = _day(dates[-1]) if len(dates) == 1 else f"between {_day(dates[0])} and {_day(dates[-1])}"
+        torches = ", ".join(sorted({c.torch for c in records}))
+        n = len(cited)
+        gpu = sum(1 for cid in cited if cuda_record(ctx, cid) is not None)
+        where = _device_line(records[0], ctx.cpu_provenance)
+        if gpu:
+            where += f" and, for {gpu} of them, CUDA ({ctx.cuda_provenance.get('gpu', 'GPU')})"
+        ledger = ctx.link("claims.md")
+        if any(c.page == ctx.page for c in ctx.cpu.values()):
+            ledger += f"#{page_anchor(ctx.page)}"
+        bits.append(
+            f"rests on [{n} measured claim{'s' if n != 1 else ''}]({ledger}), verified on {where} "
+            f"with torch {torches}, {when}"
+        )
+    line = " · ".join(bits)
+    return line[0].upper() + line[1:] + "\n{ .page-facts }"
+
+
+def with_page_facts(markdown: str, facts: str) -> str:
+    """`facts` as a paragraph right under the page's first H1 (at the top where there is none)."""
+    lines, fence = markdown.split("\n"), None
+    for i, line in enumerate(lines):
+        m = FENCE_LINE.match(line)
+        if fence is None and m:
+            fence = m[1]
+        elif fence is not None and line.strip().startswith(fence):
+            fence = None
+        elif fence is None and line.startswith("# "):
+            return "\n".join([*lines[: i + 1], "", facts, "", *lines[i + 1 :]])
+    return facts + "\n\n" + markdown
+
+
+# The ledger.
+
+HEADLINE = "headline"  # a claim may record its key value under this name; see key_value()
+
+
+# Recorded keys that describe the set-up (how many seeds, which width) rather than an outcome.
+SETTINGS = frozenset(
+    [
+        "seeds",
+        "d",
+        "depth",
+        "width",
+        "widths",
+        "tokens",
+        "n",
+        "k",
+        "k0",
+        "L",
+        "steps",
+        "epochs",
+        "threads",
+        "heads",
+        "B",
+        "T",
+        "rounds",
+        "layers",
+        "dim",
+    ]
+)
+
+
+def _page_values(pages: list[str]) -> dict[str, list[tuple[str, str]]]:
+    """ "page\0claim id" -> the (key, spec) of each value() that page shows of the claim, in order."""
+    found: dict[str, list[tuple[str, str]]] = {}
+    for page in pages:
+        path = ROOT / "docs" / page
+        if not path.is_file() or not page.endswith(".md"):
             continue
-        parts.append(f"{k} = {fmt(v, '.4g')}")
-    text = " ".join("; ".join(parts).split()) or "(table or series, see page)"  # one table row
-    text = text if len(text) <= limit else text[: limit - 1] + "…"
-    return text.replace("|", "\\|")
+        for m in MACRO.finditer(path.read_text(encoding="utf-8")):
+            if m["name"] != "value":
+                continue
+            try:
+                args = ast.literal_eval(f"({m['args']},)")
+            except (SyntaxError, ValueError):
+                continue
+            if len(args) >= 2 and isinstance(args[0], str):
+                spec = str(args[2]) if len(args) > 2 else ""
+                found.setdefault(f"{page}\0{args[0]}", []).append((str(args[1]), spec))
+    return found
+
+
+def _outcome(key: str) -> bool:
+    return key.split(".")[0] not in SETTINGS and not key.startswith("provenance")
+
+
+def key_value(c: Claim, shown: dict[str, list[tuple[str, str]]]) -> tuple[str, str]:
+    """(key, typeset value) a ledger row shows for a claim.
+
+    In order: a value recorded under `headline`; else the first number the claim's own page shows of it
+    that is an outcome rather than a setting (SETTINGS: seeds, widths, depths...), formatted as that
+    page formats it; else the first recorded number that is an outcome; else the first value the page
+    shows; else a word for what the claim recorded (a table, a series, text).
+    """
+    if HEADLINE in c.values and not isinstance(c.values[HEADLINE], (dict, list)):
+        return HEADLINE, fmt(c.values[HEADLINE], ".3g")
+    on_page = []
+    for key, spec in shown.get(f"{c.page}\0{c.id}", []):
+        try:
+            on_page.append((key, lookup(c.values, key, c.id), spec))
+        except ClaimError:
+            continue
+    for key, v, spec in on_page:
+        if _number(v) and _outcome(key):
+            return key, fmt(v, spec)
+    for k, v in c.values.items():
+        if _number(v) and _outcome(k):
+            return k, fmt(v, ".3g")
+    if on_page:
+        key, v, spec = on_page[0]
+        return key, fmt(v, spec)
+    for k, v in c.values.items():
+        kind = "table" if isinstance(v, dict) and "rows" in v else "series" if isinstance(v, (list, dict)) else "text"
+        return k, f"({kind})"
+    return "", "—"
+
+
+def _code_spans(text: str) -> str:
+    return re.sub(r"`([^`]+)`", r"<code>\1</code>", _attr(typeset(text)))
+
+
+def _cuda_cell(ctx: Context, c: Claim) -> str:
+    gpu = ctx.cuda.get(c.id)
+    if c.cpu_only:
+        return f"CPU only: {_attr(c.cpu_only)}"
+    if device_independent(c):
+        return "device-independent (not counted)"
+    if gpu is None:
+        return "not run yet"
+    if gpu.stale:
+        return f"stale: code changed since {gpu.recorded_at[:10]}"
+    if gpu.status != "passed":
+        return _attr(gpu.status)
+    k, v = key_value(gpu, {})
+    return f"passed {gpu.recorded_at[:10]}" + (f" · {_attr(k)} {_attr(v)}" if k else "")
+
+
+def _cpu_cell(c: Claim) -> str:
+    status = "stale" if c.stale else c.status
+    reused = getattr(c, "reused", None)
+    note = ""
+    if reused:
+        note = f" · reused{' from ' + _attr(str(reused)[:10]) if isinstance(reused, str) else ''}"
+    return f"{_attr(status)} {c.recorded_at[:10]}{note}"
 
 
 @macro
 def ledger(ctx: Context) -> str:
+    """Every claim, grouped by page in reading order, one light row each (raw HTML: small DOM)."""
     by_page: dict[str, list[Claim]] = {}
     for c in ctx.cpu.values():
         by_page.setdefault(c.page, []).append(c)
+    order = {p: i for i, p in enumerate(ctx.page_order)}
+    pages = sorted(by_page, key=lambda p: (order.get(p, len(order)), p))
+    shown = _page_values(pages)
     total = len(ctx.cpu)
+    with_cuda = bool(ctx.cuda)
     gpu_fresh = sum(1 for cid in ctx.cpu if cuda_record(ctx, cid) is not None)
-    out = [f"{total} claims; {gpu_fresh} verified on CUDA on the current code.", ""]
-    for page, group in sorted(by_page.items()):
-        out += [f"### [{page}]({ctx.link(page)})", ""]
-        out += ["| Claim | CPU | CUDA | Status |", "| --- | --- | --- | --- |"]
-        for c in sorted(group, key=lambda c: c.id):
-            status = "stale" if c.stale else c.status
-            gpu = ctx.cuda.get(c.id)
-            if c.cpu_only:
-                cuda = f"CPU only: {c.cpu_only}"
-            elif gpu is None:
-                cuda = "not run yet"
-            elif gpu.stale:
-                cuda = f"stale: code changed since {gpu.recorded_at[:10]}"
-            else:
-                cuda = f"{gpu.status}: {_summary(gpu.values)}"
-            statement = c.statement.replace("|", "\\|")
+    cpu = ctx.cpu_provenance
+    head = (
+        f'<p class="ledger-summary">{total} claims on {len(pages)} pages, every one verified on CPU '
+        f"({_attr(_cpu_model(cpu))}, torch {_attr(str(cpu.get('torch', '?')))})"
+    )
+    if with_cuda:
+        head += f"; {gpu_fresh} verified on CUDA on the current code.</p>"
+    else:
+        head += (
+            ". CUDA has not run yet: no <code>results/cuda.json</code> is recorded, so no claim is counted "
+            "as verified on a GPU.</p>"
+        )
+    out = [
+        '<div class="ledger" markdown="0">',
+        head,
+        '<p class="ledger-tools" hidden><label for="ledger-filter">Filter</label> '
+        '<input type="search" id="ledger-filter" placeholder="a word, a page or a test" autocomplete="off"> '
+        '<output id="ledger-count" aria-live="polite"></output></p>',
+    ]
+    cols = "<th>Claim</th><th>Key value</th><th>CPU</th>" + ("<th>CUDA</th>" if with_cuda else "")
+    for page in pages:
+        group = sorted(by_page[page], key=lambda c: c.id)
+        title = ctx.page_titles.get(page, page)
+        out.append(
+            f'<details class="ledger-page" id="{page_anchor(page)}" open><summary>{_attr(title)} '
+            f"<small>{len(group)} claim{'s' if len(group) != 1 else ''}</small></summary>"
+            f'<a class="ledger-goto" href="{ctx.url(page)}">Read {_attr(title)}</a>'
+            f'<table class="ledger-table"><thead><tr>{cols}</tr></thead><tbody>'
+        )
+        for c in group:
+            k, v = key_value(c, shown)
+            back = f' <a class="back" href="{ctx.url(page, use_anchor(c.id))}">in context</a>'
+            cuda = f"<td>{_cuda_cell(ctx, c)}</td>" if with_cuda else ""
             out.append(
-                f'| <span id="{anchor(c.id)}"></span>{statement}<br>'
-                f"<small>`{c.test}` · `{c.snippet}`</small> "
-                f"| {_summary(c.values)} | {cuda} | {status} |"
+                f'<tr id="{anchor(c.id)}"><td>{_code_spans(c.statement)}{back}'
+                f'<small class="t">{_attr(c.test)}</small></td>'
+                f'<td class="kv"><small>{_attr(k)}</small> {_attr(v)}</td><td>{_cpu_cell(c)}</td>{cuda}</tr>'
             )
-        out.append("")
+        out.append("</tbody></table></details>")
+    out.append("</div>")
     return "\n".join(out)
 
 
@@ -330,10 +831,19 @@ def uncited(cpu: dict[str, Claim], cited: dict[str, set[str]]) -> list[str]:
 
 CODE_SPAN = re.compile(r"(`+)(?:.+?)\1")
 FENCE_LINE = re.compile(r"^\s*(`{3,}|~{3,})")
+TOKEN = re.compile(r"(?P<math>\\\(|\\\)|\\\[|\\\]|\$\$)|" + MACRO.pattern)
+MATH_OPENS = {"\\(": True, "\\)": False, "\\[": True, "\\]": False}
+NEW_BLOCK = re.compile(r"^\s*(?:$|#{1,6}\s|[-*+]\s|\d+\.\s|!!!|\?\?\?|===)")
 
 
 def render(text: str, ctx: Context) -> str:
-    """Expand every macro call outside code in a page's Markdown; raise ClaimError on a bad one."""
+    """Expand every macro call outside code in a page's Markdown; raise ClaimError on a bad one.
+
+    Math delimiters are followed across lines, so a value() inside `\\( ... \\)` prints TeX.
+    """
+    ctx.listings = {}
+    for inc in contract.includes(ROOT / "docs" / ctx.page, text):
+        ctx.listings.setdefault(inc.path, listing_anchor(inc.path))
 
     def expand(m: re.Match[str]) -> str:
         name = m["name"]
@@ -348,15 +858,44 @@ def render(text: str, ctx: Context) -> str:
         except ClaimError as err:
             if ctx.strict:
                 raise
-            return f'<span class="claim-problem">⚠ {err}</span>'
+            return f'<span class="claim-problem">⚠ {_inline(str(err))}</span>'
+
+    def segment(part: str) -> str:
+        out, last = [], 0
+        for m in TOKEN.finditer(part):
+            out.append(part[last : m.start()])
+            last = m.end()
+            if m["math"]:
+                ctx.in_math = not ctx.in_math if m["math"] == "$$" else MATH_OPENS[m["math"]]
+                out.append(m[0])
+            else:
+                done = expand(m)
+                if not done and out and out[-1].strip():  # a claim() that adds nothing takes its space
+                    out[-1] = out[-1].rstrip(" ")
+                elif not done and part[last : last + 1] == " ":  # ... or, first on its line, the one after
+                    last += 1
+                out.append(done)
+        out.append(part[last:])
+        return "".join(out)
+
+    written: list[bool] = []
 
     def prose(line: str) -> str:
+        if NEW_BLOCK.match(line):
+            if written:  # the paragraph just closed had text: it becomes the one "before"
+                ctx.previous = set(ctx.block)
+                written.clear()
+            ctx.block.clear()
+            if not line.strip():
+                ctx.in_math = False
+        if line.strip():
+            written.append(True)
         out, last = [], 0
         for span in CODE_SPAN.finditer(line):
-            out.append(MACRO.sub(expand, line[last : span.start()]))
+            out.append(segment(line[last : span.start()]))
             out.append(span[0])
             last = span.end()
-        out.append(MACRO.sub(expand, line[last:]))
+        out.append(segment(line[last:]))
         # A multi-line expansion on an indented line (inside a tab or an admonition) keeps that indent.
         indent = line[: len(line) - len(line.lstrip())]
         return "".join(out).replace("\n", "\n" + indent)
@@ -372,6 +911,13 @@ def render(text: str, ctx: Context) -> str:
         elif fence is None:
             line = prose(line)
         lines.append(line)
+    missing = sorted(cid for cid in ctx.cited if cid in ctx.cpu and ctx.cpu[cid].page == ctx.page)
+    missing = [cid for cid in missing if cid not in ctx.anchored]
+    if missing and ctx.strict:
+        raise ClaimError(
+            f"docs/{ctx.page} shows claim {missing[0]!r} only inside math, so the ledger has nothing to "
+            f'link back to: add {{{{ claim("{missing[0]}") }}}} after the sentence.'
+        )
     return "\n".join(lines)
 
 

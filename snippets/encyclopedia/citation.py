@@ -7,10 +7,12 @@ Run `python -m snippets.encyclopedia.citation` to print the three formats.
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import dataclass
 
-# Must equal site_url in mkdocs.yml; a test checks.
-SITE_URL = "https://example.org/residual-stream/"
+# The address the site is published at: mkdocs.yml reads the same SITE_URL (the Pages workflow sets
+# it). Without one, the entry's records carry no URL rather than an invented one; a test checks.
+SITE_URL = os.environ.get("SITE_URL", "").strip()
 
 
 # --8<-- [start:record]
@@ -50,7 +52,7 @@ def entry(key: str, title: str, slug: str, year: int = 2026) -> Work:
         kind="entry",
         title=title,
         year=year,
-        url=f"{SITE_URL}encyclopedia/{slug}/",
+        url=f"{SITE_URL.rstrip('/')}/encyclopedia/{slug}/" if SITE_URL else "",
         organisation="The Residual Stream contributors",
         container="The Residual Stream: an encyclopedia of residual connections",
     )
@@ -89,8 +91,9 @@ def bibtex(w: Work) -> str:
         "author": names,
         "title": "{" + w.title + "}",
         "year": str(w.year),
-        "url": w.url,
     }
+    if w.url:
+        fields["url"] = w.url
     if w.kind == "entry":
         fields["howpublished"] = w.container
     else:
@@ -114,8 +117,9 @@ def csl(w: Work) -> dict:
         "id": w.key,
         "title": w.title,
         "issued": {"date-parts": [[w.year]]},
-        "URL": w.url,
     }
+    if w.url:
+        item["URL"] = w.url
     item["author"] = [{"family": p.family, "given": p.given} for p in w.authors] or [
         {"literal": w.organisation}
     ]
@@ -142,7 +146,7 @@ def ris(w: Work) -> str:
     tags += [("AU", f"{p.family}, {p.given}") for p in w.authors] or [
         ("AU", w.organisation)
     ]
-    tags += [("PY", str(w.year)), ("UR", w.url)]
+    tags += [("PY", str(w.year))] + ([("UR", w.url)] if w.url else [])
     if w.kind == "entry":
         tags.append(("T2", w.container))
     else:

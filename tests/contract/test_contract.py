@@ -85,7 +85,22 @@ def test_a_missing_section_fails_our_check_and_the_markdown_build(tmp_path):
 def test_an_untitled_listing_is_rejected(tmp_path):
     root = make_tree(tmp_path, INCLUDE.replace(' title="snippets/topic/demo.py"', ""), SNIPPET, TEST)
     problems = contract.check_page(root / "docs" / "page.md", root=root)
-    assert any('title="snippets/topic/demo.py"' in p for p in problems)
+    assert any('title="What the code is · snippets/topic/demo.py"' in p for p in problems)
+
+
+@pytest.mark.parametrize(
+    ("title", "ok"),
+    [
+        ("snippets/topic/demo.py", True),
+        ("The demo block · snippets/topic/demo.py", True),
+        ("The demo block", False),
+        (" · snippets/topic/demo.py", False),
+        ("The demo block · snippets/topic/other.py", False),
+    ],
+)
+def test_a_listing_title_says_what_the_code_is_and_keeps_the_path(tmp_path, title, ok):
+    root = make_tree(tmp_path, INCLUDE.replace('title="snippets/topic/demo.py"', f'title="{title}"'), SNIPPET, TEST)
+    assert (contract.check_page(root / "docs" / "page.md", root=root) == []) is ok
 
 
 def test_an_untested_snippet_is_rejected(tmp_path):
@@ -150,8 +165,18 @@ def test_a_fresh_passing_claim_fills_values_tables_and_errors():
     c = record()
     text = 'v={{ value("%s", "x", ".2f") }}\n{{ table("%s", "t") }}\n{{ error("%s", "err") }}' % ((c.id,) * 3)
     out = render.render(text, ctx(c))
-    assert out.startswith("v=1.50\n| a | b |")
+    assert out.startswith(
+        'v=<a class="rcpt num" href="../../claims/#claim-add-node-passes-upstream-gradient-unchanged"'
+    )
+    assert 'data-key="x" id="use-add-node-passes-upstream-gradient-unchanged">1.50</a>\n| a | b |' in out
     assert "RuntimeError: boom" in out
+    assert out.count('class="rcpt-line"') == 2  # one receipt under the table, one under the error
+
+
+def text_of(html: str) -> str:
+    import re
+
+    return re.sub(r"<[^>]+>", "", html)
 
 
 def test_macros_inside_code_are_left_alone():
@@ -199,9 +224,10 @@ def test_an_uncited_claim_is_reported():
 def test_stale_cuda_results_are_shown_as_stale_not_verified():
     c = record()
     gpu = record(hash="0000000000000000", values={"x": 9.0})
-    assert render.render('{{ value("%s", "x") }}' % c.id, ctx(c, cuda={c.id: gpu})) == "1.5"
+    assert text_of(render.render('{{ value("%s", "x") }}' % c.id, ctx(c, cuda={c.id: gpu}))) == "1.5"
     fresh = record(values={"x": 2.5})
-    assert render.render('{{ value("%s", "x") }}' % c.id, ctx(c, cuda={c.id: fresh})) == "1.5 (CPU) / 2.5 (CUDA)"
+    both = render.render('{{ value("%s", "x") }}' % c.id, ctx(c, cuda={c.id: fresh}))
+    assert text_of(both) == "1.5 (CPU) / 2.5 (CUDA)"
     assert "stale: code changed since" in render.render("{{ ledger() }}", ctx(c, cuda={c.id: gpu}))
 
 
@@ -318,9 +344,8 @@ def test_an_include_outside_a_fence_is_rejected(tmp_path):
 
 def test_recorded_strings_show_as_code_but_never_as_python():
     c = record(values={"bib": "@article{k,\n  title = {T}\n}"})
-    assert (
-        render.render('{{ code("%s", "bib", "bibtex") }}' % c.id, ctx(c))
-        == "``` bibtex\n@article{k,\n  title = {T}\n}\n```"
+    assert render.render('{{ code("%s", "bib", "bibtex") }}' % c.id, ctx(c)).startswith(
+        '``` { .bibtex .wrap }\n@article{k,\n  title = {T}\n}\n```\n\n<p class="rcpt-line">'
     )
     with pytest.raises(claims.ClaimError, match="Python listings come from snippets/"):
         render.render('{{ code("%s", "bib", "python") }}' % c.id, ctx(c))
@@ -328,5 +353,105 @@ def test_recorded_strings_show_as_code_but_never_as_python():
 
 def test_ledger_rows_stay_on_one_line_when_values_hold_newlines():
     c = record(values={"bib": "line one\nline two"})
-    rows = [r for r in render.render("{{ ledger() }}", ctx(c)).splitlines() if c.id in r and r.startswith("|")]
-    assert len(rows) == 1 and "bib = line one line two" in rows[0]
+    rows = [r for r in render.render("{{ ledger() }}", ctx(c)).splitlines() if c.id.replace("_", "-") in r]
+    assert len(rows) == 1 and rows[0].startswith("<tr id=")
+
+
+# Typesetting and receipts.
+
+NNBSP = "\u202f"
+
+
+@pytest.mark.parametrize(
+    ("value", "spec", "prose", "tex"),
+    [
+        (4.4e-29, ".1e", f"4.4{NNBSP}×{NNBSP}10⁻²⁹", "4.4 \\times 10^{-29}"),
+        (5.654e10, ".1e", f"5.7{NNBSP}×{NNBSP}10¹⁰", "5.7 \\times 10^{10}"),
+        (1e-12, ".0e", "10⁻¹²", "10^{-12}"),
+        (0.0, ".1e", "0.0", "0.0"),
+        (-0.25, ".2f", "−0.25", "-0.25"),
+        (0.123, ".1%", "12.3%", "12.3\\%"),
+        (1234567, ",", "1,234,567", "1{,}234{,}567"),
+        (6.103515625e-05, "", f"6.103515625{NNBSP}×{NNBSP}10⁻⁵", "6.103515625 \\times 10^{-5}"),
+        ("2.06e-04", "", f"2.06{NNBSP}×{NNBSP}10⁻⁴", "2.06 \\times 10^{-4}"),
+        ("RuntimeError: a view", "", "RuntimeError: a view", "RuntimeError: a view"),
+    ],
+)
+def test_numbers_are_typeset_as_a_reader_expects(value, spec, prose, tex):
+    assert render.fmt(value, spec) == prose
+    assert render.fmt(value, spec, math_mode=True) == tex
+
+
+def test_a_table_column_keeps_one_notation_and_its_significant_figures():
+    assert render.column_formats([0.000977, 0.000244, 6.1e-05], ".3g") == [
+        f"9.77{NNBSP}×{NNBSP}10⁻⁴",
+        f"2.44{NNBSP}×{NNBSP}10⁻⁴",
+        f"6.10{NNBSP}×{NNBSP}10⁻⁵",
+    ]
+    assert render.column_formats([0.5, 0.25, 1.0], ".2g") == ["0.50", "0.25", "1.0"]
+    assert render.column_formats([64, 256, 1024], ".3g") == ["64", "256", "1024"]
+    assert render.column_formats([64, "n/a"], ".3g") == ["64", "n/a"]
+
+
+def test_a_value_inside_math_is_plain_tex_even_across_lines():
+    c = record(values={"x": 4.4e-29, "n": 128})
+    one = render.render('\\( d = {{ value("%s", "n") }} \\) and {{ value("%s", "x", ".1e") }}' % (c.id, c.id), ctx(c))
+    assert one.startswith('\\( d = 128 \\) and <a class="rcpt num"')
+    two = render.render('\\[\n x = {{ value("%s", "x", ".1e") }}\n\\]\n\n{{ claim("%s") }}' % (c.id, c.id), ctx(c))
+    assert "x = 4.4 \\times 10^{-29}\n" in two and "<a" not in two.split("\\]")[0]
+
+
+def test_a_claim_marker_appears_only_where_no_number_already_carries_the_receipt():
+    c = record()
+    alone = render.render('A sentence. {{ claim("%s") }}' % c.id, ctx(c))
+    assert 'class="rcpt rcpt-mark"' in alone and "verified" not in text_of(alone)
+    with_number = render.render('It is {{ value("%s", "x") }}. {{ claim("%s") }}' % (c.id, c.id), ctx(c))
+    assert with_number.count("<a ") == 1 and with_number.endswith("</a>.")
+    under_a_table = render.render('{{ table("%s", "t") }}\n\n{{ claim("%s") }}' % (c.id, c.id), ctx(c))
+    assert under_a_table.count("<a ") == 1
+    indented = render.render('    {{ table("%s", "t") }}\n\n    {{ claim("%s") }} Then more.' % (c.id, c.id), ctx(c))
+    assert indented.endswith("\n\n    Then more."), "a claim that adds nothing keeps the line's indentation"
+    later = render.render('It is {{ value("%s", "x") }}.\n\nMore.\n\n{{ claim("%s") }}' % (c.id, c.id), ctx(c))
+    assert later.count("<a ") == 2
+
+
+def test_the_first_receipt_on_the_claims_own_page_is_the_ledgers_back_link_target():
+    c = record()
+    out = render.render('{{ value("%s", "x") }} {{ value("%s", "x") }}' % (c.id, c.id), ctx(c))
+    assert out.count('id="use-add-node-passes-upstream-gradient-unchanged"') == 1
+    elsewhere = render.Context(page="module/quiz.md", cpu={c.id: c})
+    assert 'id="' not in render.render('{{ value("%s", "x") }}' % c.id, elsewhere)
+
+
+def test_a_claim_shown_only_inside_math_on_its_own_page_is_refused():
+    c = record()
+    with pytest.raises(claims.ClaimError, match=r"only inside math.*add \{\{ claim"):
+        render.render('\\( x = {{ value("%s", "x") }} \\)' % c.id, ctx(c))
+
+
+def test_the_ledger_groups_by_page_in_reading_order_and_shows_cuda_only_when_recorded():
+    def ctx(*records: claims.Claim, **kw: object) -> render.Context:
+        return render.Context(page="claims.md", cpu={r.id: r for r in records}, **kw)
+
+    a = record()
+    b = record(cid="other_claim", page="module/degradation.md")
+    order = ["index.md", "module/degradation.md", "module/gradient-highway.md"]
+    out = render.render("{{ ledger() }}", ctx(a, b, page_order=order))
+    assert out.index('id="page-module-degradation"') < out.index('id="page-module-gradient-highway"')
+    assert "CUDA has not run yet" in out and "<th>CUDA</th>" not in out
+    assert '<a class="back" href="../module/gradient-highway/#use-add-node-passes-upstream-gradient-unchanged">' in out
+    gpu = record()
+    with_cuda = render.render("{{ ledger() }}", ctx(a, b, page_order=order, cuda={a.id: gpu}))
+    assert "<th>CUDA</th>" in with_cuda and "1 verified on CUDA" in with_cuda
+    independent = dataclasses.replace(gpu)
+    object.__setattr__(independent, "device_independent", "pure arithmetic")
+    alone = render.render("{{ ledger() }}", ctx(a, b, page_order=order, cuda={a.id: independent}))
+    assert "0 verified on CUDA" in alone
+
+
+def test_the_ledger_shows_the_value_the_page_shows():
+    c = record(values={"seeds": 5, "x": 0.123456})
+    assert render.key_value(c, {f"{c.page}\0{c.id}": [("seeds", ""), ("x", ".2f")]}) == ("x", "0.12")
+    assert render.key_value(c, {}) == ("x", "0.123")
+    headline = record(values={"x": 1.0, "headline": 2.5})
+    assert render.key_value(headline, {}) == ("headline", "2.5")

@@ -1,13 +1,15 @@
 """Claims of the encyclopedia entry's "Cite this entry" block: three formats, one record, real parsers."""
 
 import json
-import re
+import os
+from urllib.parse import urlparse
 
 import bibtexparser
 import jsonschema
 import pytest
 import rispy
 from bibtexparser import middlewares
+from mkdocs.utils.yaml import yaml_load
 
 from sitekit.claims import ROOT
 from snippets.encyclopedia import citation as snippet
@@ -56,7 +58,7 @@ def parse_all(bib: str, csl_json: str, ris: str) -> dict[str, list[dict]]:
             "year": int(e["year"]),
             "family": [" ".join(n.last).strip("{}") for n in e["author"]],
             "arxiv": e.fields_dict["eprint"].value if "eprint" in e.fields_dict else "",
-            "url": e["url"],
+            "url": e.fields_dict["url"].value if "url" in e.fields_dict else "",
         }
         for e in library.entries
     ]
@@ -68,7 +70,7 @@ def parse_all(bib: str, csl_json: str, ris: str) -> dict[str, list[dict]]:
             "year": i["issued"]["date-parts"][0][0],
             "family": [a.get("family", a.get("literal")) for a in i["author"]],
             "arxiv": str(i.get("number", "")),
-            "url": i["URL"],
+            "url": i.get("URL", ""),
         }
         for i in items
     ]
@@ -78,7 +80,7 @@ def parse_all(bib: str, csl_json: str, ris: str) -> dict[str, list[dict]]:
             "year": int(e["year"]),
             "family": [a.split(",")[0] for a in e["authors"]],
             "arxiv": e.get("accession_number", "").removeprefix("arXiv:"),
-            "url": e["urls"][0],
+            "url": e.get("urls", [""])[0],
         }
         for e in rispy.loads(ris)
     ]
@@ -115,17 +117,34 @@ def test_citation_formats_parse_to_the_same_works(claim, device):
     claim.record(bibtex=r.bibtex, csl_json=r.csl_json, ris=r.ris, works=len(snippet.WORKS), year=he["year"])
 
 
+def published_site_url() -> str:
+    """The address the build publishes: SITE_URL, which mkdocs.yml's site_url reads; "" where unset."""
+    with open(ROOT / "mkdocs.yml", encoding="utf-8") as f:
+        configured = str(yaml_load(f).get("site_url") or "")
+    published = os.environ.get("SITE_URL", "").strip()
+    if published:
+        assert configured == published, f"mkdocs.yml's site_url should read SITE_URL, got {configured!r}"
+    else:  # an unpublished build is addressed as the local preview, never as a public host
+        assert urlparse(configured).hostname in {"127.0.0.1", "localhost"}, configured
+    return published
+
+
 @pytest.mark.claim(
-    "The entry's citation URL is built from the site_url that mkdocs.yml publishes.",
+    "The entry's citation URL is built from the site_url the build publishes (SITE_URL), and a build "
+    "without one cites no URL at all rather than a placeholder.",
     page=PAGE,
-    device_independent="compares two strings from files",
+    device_independent="compares strings from files and the environment",
 )
 def test_citation_url_matches_site_url(claim, device):
-    configured = re.search(r"^site_url:\s*(\S+)", (ROOT / "mkdocs.yml").read_text(encoding="utf-8"), re.M)[1]
+    configured = published_site_url()
+    expected = configured.rstrip("/") + "/encyclopedia/residual-stream/" if configured else ""
+    r = snippet.measure(device)
 
-    def same_base(url: str) -> None:
-        assert url == configured.rstrip("/") + "/encyclopedia/residual-stream/", (url, configured)
+    def cites(url: str, bib: str, ris: str) -> None:
+        assert url == expected, (url, expected)
+        entry_bib, entry_ris = bib.split("\n\n")[0], ris.split("\n\n")[0]
+        assert ("url = " in entry_bib) == bool(expected) and ("UR  - " in entry_ris) == bool(expected)
 
-    claim.check(same_base, snippet.WORKS[0].url)
-    claim.rejects(same_base, snippet.WORKS[1].url, because="the cited paper's URL, on another host")
-    claim.record(url=snippet.WORKS[0].url)
+    claim.check(cites, snippet.WORKS[0].url, r.bibtex, r.ris)
+    claim.rejects(cites, snippet.WORKS[1].url, r.bibtex, r.ris, because="the cited paper's URL, on another host")
+    claim.record(url=snippet.WORKS[0].url or "(none: no SITE_URL set)", site_url=configured or "(not set)")

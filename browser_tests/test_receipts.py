@@ -1,0 +1,263 @@
+"""Receipts: a measured number opens its record on hover, keyboard focus or tap; the ledger filters and links
+back; error and console blocks wrap instead of hiding their ends."""
+
+from __future__ import annotations
+
+import json
+from functools import cache
+from typing import Any
+
+import pytest
+
+from browser_tests.harness import ROOT, SITE, site_pages, soup
+from sitekit.render import typeset
+
+POP = "#rcpt-pop"
+
+
+@cache
+def records() -> dict[str, Any]:
+    """The CPU records the site was built from."""
+    path = ROOT / "results" / "cpu.json"
+    if not path.is_file():
+        pytest.fail("results/cpu.json is missing: the receipts are checked against the records the site shows")
+    return json.loads(path.read_text(encoding="utf-8"))["claims"]
+
+
+@cache
+def receipt_page() -> str:
+    """A page whose first numeric receipt comes from a claim recorded over several seeds."""
+    for path in site_pages():
+        for a in soup(path).select("a.rcpt[data-key]"):
+            c = records().get(a["data-claim"], {})
+            if c.get("values", {}).get("seeds"):
+                return path
+    pytest.fail("no page shows a number from a claim recorded over seeds")
+
+
+def _first_seeded(page: Any) -> Any:
+    receipts = page.locator("a.rcpt[data-key]")
+    for i in range(receipts.count()):
+        a = receipts.nth(i)
+        if records()[a.get_attribute("data-claim")]["values"].get("seeds"):
+            return a
+    raise AssertionError("no receipt of a seeded claim")
+
+
+def _open(new_context: Any, base_url: str, path: str, width: int | None = None, **options: Any) -> Any:
+    page = new_context(**options).new_page()
+    if width is not None:
+        page.set_viewport_size({"width": width, "height": 844 if width < 600 else 900})
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(base_url + path, wait_until="load")
+    page.errors = errors
+    return page
+
+
+def _check_popover_matches_record(page: Any, a: Any) -> None:
+    """What the popover says equals the record in results/cpu.json."""
+    c = records()[a.get_attribute("data-claim")]
+    pop = page.locator(POP)
+    assert pop.is_visible()
+    assert pop.locator(".rcpt-statement").inner_text().strip() == typeset(c["statement"]).replace("`", "")
+    text = pop.inner_text()
+    assert f"torch {c['torch']}" in text and c["recorded_at"][:10] in text
+    for because in c["counterfactuals"]:
+        assert (because if isinstance(because, str) else because["because"]) in text
+    if c["values"].get("seeds"):
+        assert f"{c['values']['seeds']} seeds" in text
+    key = a.get_attribute("data-key")
+    assert f"({key})" in text and a.inner_text() in text
+    data = json.loads(page.locator("#receipt-data").text_content())[a.get_attribute("data-claim")]
+    value = c["values"]
+    for part in key.split("."):
+        value = value[int(part)] if isinstance(value, list) else value[part]
+    assert data["values"][key] == value
+    ledger = pop.locator("a", has_text="Ledger row").evaluate("e => e.href")
+    assert ledger == a.evaluate("e => e.href") and ledger.endswith("/claims/#claim-" + c["id"].replace("_", "-"))
+    assert pop.locator("a", has_text="Listing").count() == (1 if data["listing"] else 0)
+
+
+def test_hover_shows_the_record_and_leaving_hides_it(new_context: Any, base_url: str) -> None:
+    page = _open(new_context, base_url, receipt_page())
+    a = _first_seeded(page)
+    a.scroll_into_view_if_needed()
+    a.hover()
+    page.wait_for_selector(POP, state="visible")
+    _check_popover_matches_record(page, a)
+    assert a.get_attribute("aria-expanded") == "true"
+    page.mouse.move(0, 0)
+    page.wait_for_selector(POP, state="detached")
+    assert a.get_attribute("aria-expanded") == "false"
+    assert not page.errors
+
+
+def test_keyboard_focus_opens_tab_enters_and_escape_closes(new_context: Any, base_url: str) -> None:
+    page = _open(new_context, base_url, receipt_page())
+    a = _first_seeded(page)
+    a.focus()
+    page.wait_for_selector(POP, state="visible")
+    assert page.locator(POP).get_attribute("role") == "dialog"
+    page.keyboard.press("Tab")
+    assert page.evaluate("document.activeElement.closest('#rcpt-pop') !== null"), "Tab did not enter the popover"
+    page.keyboard.press("Escape")
+    page.wait_for_selector(POP, state="detached")
+    assert page.evaluate("document.activeElement.classList.contains('rcpt')"), "Escape did not return focus"
+    assert not page.errors
+
+
+def test_tap_on_a_phone_opens_a_popover_that_fits_the_screen(new_context: Any, base_url: str) -> None:
+    page = _open(
+        new_context,
+        base_url,
+        receipt_page(),
+        width=390,
+        has_touch=True,
+        is_mobile=True,
+    )
+    a = _first_seeded(page)
+    a.scroll_into_view_if_needed()
+    a.tap()
+    page.wait_for_selector(POP, state="visible")
+    _check_popover_matches_record(page, a)
+    box = page.locator(POP).bounding_box()
+    assert box["x"] >= 0 and box["x"] + box["width"] <= 390, box
+    assert page.url.split("#")[0] == base_url + receipt_page(), "the tap followed the link instead of opening"
+    page.locator(POP).locator(".rcpt-close").tap()
+    page.wait_for_selector(POP, state="detached")
+    assert not page.errors
+
+
+def test_without_javascript_a_receipt_is_a_link_to_its_ledger_row(new_context: Any, base_url: str) -> None:
+    page = _open(new_context, base_url, receipt_page(), java_script_enabled=False)
+    a = page.locator("a.rcpt[data-key]").first
+    cid = a.get_attribute("data-claim")
+    a.click()
+    page.wait_for_url("**/claims/#claim-*")
+    assert page.url.endswith("#claim-" + cid.replace("_", "-"))
+    assert page.locator(f"#claim-{cid.replace('_', '-')}").is_visible()
+
+
+def test_every_popover_record_on_the_site_equals_the_results_file() -> None:
+    checked = 0
+    for path in site_pages():
+        blob = soup(path).select_one("#receipt-data")
+        if blob is None:
+            continue
+        for cid, data in json.loads(blob.string).items():
+            c = records()[cid]
+            assert data["statement"] == typeset(c["statement"]), (path, cid)
+            assert data["runs"][0]["torch"] == c["torch"] and data["runs"][0]["date"] == c["recorded_at"][:10]
+            assert data["test"] == c["test"] and data["snippet"] == c["snippet"]
+            if data["listing"] and not data["listing"].startswith("#"):  # a published copy of the file
+                assert (SITE / path / data["listing"]).resolve().is_file(), (path, data["listing"])
+            elif data["listing"]:
+                assert soup(path).select_one(data["listing"]) is not None, (path, data["listing"])
+            for key, value in data["values"].items():
+                recorded = c["values"]
+                for part in key.split("."):
+                    recorded = recorded[int(part)] if isinstance(recorded, list) else recorded[part]
+                assert value == recorded, (path, cid, key)
+            checked += 1
+    assert checked >= len(records()) // 2, f"only {checked} receipts' records were checked"
+
+
+def test_the_ledger_filter_narrows_rows_and_hides_empty_pages(new_context: Any, base_url: str) -> None:
+    page = _open(new_context, base_url, "claims/")
+    rows = page.locator(".ledger-table tbody tr")
+    total = rows.count()
+    assert total == len(records())
+    box = page.locator("#ledger-filter")
+    assert box.is_visible()
+    word = next(iter(records()))  # a claim id matches its own row
+    box.fill(word.replace("_", "-"))
+    visible = page.locator(".ledger-table tbody tr:not([hidden])")
+    assert 1 <= visible.count() < total
+    assert page.locator(f"#claim-{word.replace('_', '-')}").is_visible()
+    hidden_pages = page.locator("details.ledger-page[hidden]").count()
+    assert hidden_pages >= 1
+    assert "of" in page.locator("#ledger-count").inner_text()
+    box.fill("")
+    assert page.locator(".ledger-table tbody tr:not([hidden])").count() == total
+    assert not page.errors
+
+
+def test_the_ledger_hides_its_filter_without_javascript(new_context: Any, base_url: str) -> None:
+    page = _open(new_context, base_url, "claims/", java_script_enabled=False)
+    assert not page.locator("#ledger-filter").is_visible()
+    assert page.locator(".ledger-table tbody tr").count() == len(records())
+
+
+def test_ledger_rows_link_back_to_the_receipt_in_context(new_context: Any, base_url: str) -> None:
+    page = _open(new_context, base_url, "claims/")
+    back = page.locator(".ledger-table a.back").first
+    href = back.get_attribute("href")
+    back.click()
+    page.wait_for_url("**#use-*")
+    target = page.locator("#" + href.split("#")[1])
+    assert target.count() == 1 and target.is_visible()
+    assert target.evaluate("e => e.matches(':target')")
+    assert not page.errors
+
+
+def test_the_targeted_ledger_row_is_highlighted(new_context: Any, base_url: str) -> None:
+    cid = next(iter(records())).replace("_", "-")
+    page = _open(new_context, base_url, f"claims/#claim-{cid}")
+    row = page.locator(f"#claim-{cid}")
+    other = page.locator(f".ledger-table tbody tr:not(#claim-{cid})").first
+    style = "e => getComputedStyle(e).outlineStyle + getComputedStyle(e).backgroundColor"
+    assert row.evaluate(style) != other.evaluate(style)
+
+
+def _wrapped_blocks() -> list[str]:
+    return [p for p in site_pages() if soup(p).select_one(".wrap pre")]
+
+
+@pytest.mark.parametrize("width", [390, 1280])
+def test_error_and_console_blocks_wrap_and_the_copy_button_covers_no_text(
+    new_context: Any, base_url: str, width: int
+) -> None:
+    pages = _wrapped_blocks()
+    assert pages, "no page has a text or console block"
+    for path in pages:
+        page = _open(new_context, base_url, path, width=width)
+        overflow = page.evaluate(
+            """() => [...document.querySelectorAll('.wrap pre > code')]
+                 .filter(c => c.scrollWidth > c.clientWidth + 1).map(c => c.textContent.slice(0, 60))"""
+        )
+        assert not overflow, f"/{path} at {width} px: blocks scroll sideways: {overflow}"
+        covered = page.evaluate(
+            """() => [...document.querySelectorAll('.wrap pre')].filter(pre => {
+                 const button = pre.querySelector('.md-clipboard'), code = pre.querySelector('code');
+                 if (!button || !code) return false;
+                 const b = button.getBoundingClientRect(), c = code.getBoundingClientRect();
+                 const pad = parseFloat(getComputedStyle(code).paddingRight);
+                 return c.right - pad > b.left + 1;   // the text column reaches under the button
+               }).length"""
+        )
+        assert covered == 0, f"/{path} at {width} px: the copy button sits over {covered} blocks' text"
+        assert not page.errors
+
+
+def test_every_page_with_numbers_says_what_it_rests_on() -> None:
+    for path in site_pages():
+        s = soup(path)
+        if not s.select("a.rcpt"):
+            continue
+        facts = s.select_one("article .page-facts")
+        assert facts is not None, f"/{path} shows receipts but no line under its title"
+        assert "min read" in facts.get_text() and "torch" in facts.get_text(), facts.get_text()
+        h1 = s.select_one("article h1")
+        if h1 is not None:
+            assert h1.find_next_sibling() is facts, f"/{path}: the line is not right under the title"
+    parts = [soup(p).select_one("article .page-facts") for p in site_pages() if p.startswith("module/")]
+    assert any(f is not None and "Part 3 of 7" in f.get_text() for f in parts)
+
+
+def test_published_snippet_copies_match_the_repository() -> None:
+    copies = sorted((SITE / "src" / "snippets").rglob("*.py"))
+    assert copies, "no snippet is published for its listing's title to link to"
+    for copy in copies:
+        rel = copy.relative_to(SITE / "src")
+        assert copy.read_bytes() == (ROOT / rel).read_bytes(), rel
