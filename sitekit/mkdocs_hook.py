@@ -229,7 +229,7 @@ def on_page_markdown(markdown: str, page: Any, config: Any, files: Files) -> str
         raise PluginError(str(err)) from None
     uri = page.file.src_uri
     _state["cited"][uri] = ctx.cited
-    _state["receipts"][uri] = ctx.receipts
+    _state.setdefault("receipts", {})[uri] = ctx.receipts
     if ctx.cited or uri in _state.get("parts", {}):
         facts = render.page_facts(ctx, _state["parts"].get(uri), render.reading_minutes(markdown))
         out = render.with_page_facts(out, facts)

@@ -99,14 +99,20 @@ def agree(bib: str, csl_json: str, ris: str) -> dict:
     return he
 
 
+@pytest.fixture(scope="module")
+def generated(device):
+    """The three formats, generated once for both claims."""
+    return snippet.measure(device)
+
+
 @pytest.mark.claim(
     "BibTeX, CSL-JSON and RIS generated from one record parse (bibtexparser, a CSL schema, rispy) to the same "
     "works: one key each, He et al. with four separate authors, 2015, arXiv 1512.03385 and its URL.",
     page=PAGE,
     device_independent="parses text files the snippet writes; no tensor is involved",
 )
-def test_citation_formats_parse_to_the_same_works(claim, device):
-    r = snippet.measure(device)
+def test_citation_formats_parse_to_the_same_works(claim, generated):
+    r = generated
     he = claim.check(agree, r.bibtex, r.csl_json, r.ris)
     people = snippet.WORKS[1].authors
     assert [p.given for p in people] == GIVEN
@@ -135,10 +141,10 @@ def published_site_url() -> str:
     page=PAGE,
     device_independent="compares strings from files and the environment",
 )
-def test_citation_url_matches_site_url(claim, device):
+def test_citation_url_matches_site_url(claim, generated):
     configured = published_site_url()
     expected = configured.rstrip("/") + "/encyclopedia/residual-stream/" if configured else ""
-    r = snippet.measure(device)
+    r = generated
 
     def cites(url: str, bib: str, ris: str) -> None:
         assert url == expected, (url, expected)
