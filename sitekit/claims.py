@@ -216,11 +216,21 @@ def locked(path: Path) -> Iterator[None]:
             fcntl.flock(lock, fcntl.LOCK_UN)
 
 
+def _test_exists(nodeid: str) -> bool:
+    """Whether `tests/x/test_y.py::test_name` still names a test function in that file."""
+    file, _, name = nodeid.partition("::")
+    path = ROOT / file
+    if not path.is_file():
+        return False
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    return any(isinstance(node, ast.FunctionDef) and node.name == name.split("[")[0] for node in tree.body)
+
+
 def merge(device: str, records: dict[str, dict[str, Any]], provenance: dict[str, Any]) -> Path:
     """Fold one test run's records into `results/<device>.json`.
 
-    A partial run (one topic) replaces only the claims it ran; claims whose test file has gone are
-    dropped, so the file never vouches for code that no longer exists.
+    A partial run (one topic) replaces only the claims it ran; claims whose test file or test function
+    has gone (a renamed claim) are dropped, so the file never vouches for code that no longer exists.
     """
     path = results_path(device)
     with locked(path):
@@ -230,7 +240,7 @@ def merge(device: str, records: dict[str, dict[str, Any]], provenance: dict[str,
         claims = {
             cid: entry
             for cid, entry in data.get("claims", {}).items()
-            if (ROOT / entry["test"].split("::")[0]).is_file()
+            if _test_exists(entry["test"])
         }
         claims.update(records)
         data = {"schema": SCHEMA, "provenance": provenance, "claims": dict(sorted(claims.items()))}

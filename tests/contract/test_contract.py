@@ -6,6 +6,7 @@ These are plain tests of the pipeline (not claims about residual connections).
 from __future__ import annotations
 
 import dataclasses
+import json
 import os
 import subprocess
 import sys
@@ -455,3 +456,15 @@ def test_the_ledger_shows_the_value_the_page_shows():
     assert render.key_value(c, {}) == ("x", "0.123")
     headline = record(values={"x": 1.0, "headline": 2.5})
     assert render.key_value(headline, {}) == ("headline", "2.5")
+
+
+def test_merge_drops_records_of_renamed_claims(tmp_path, monkeypatch):
+    """A record whose test function no longer exists (a renamed claim) leaves results/<device>.json."""
+    from sitekit import claims as store
+
+    monkeypatch.setenv("SITE_RESULTS_DIR", str(tmp_path))
+    kept = "tests/contract/test_contract.py::test_merge_drops_records_of_renamed_claims"
+    gone = "tests/contract/test_contract.py::test_a_name_that_was_renamed_away"
+    store.merge("cpu", {"kept": {"test": kept}, "gone": {"test": gone}}, {})
+    store.merge("cpu", {}, {})
+    assert set(json.loads((tmp_path / "cpu.json").read_text())["claims"]) == {"kept"}

@@ -73,4 +73,6 @@ def test_identity_block_parameters_are_the_branch_alone(claim, r, alt):
     claim.rejects(
         counts_match, alt.projected_parameters, r.formula, because="the same block with a d×d projection shortcut"
     )
-    claim.record(d=r.d, params_e1=r.parameters[1], params_e4=r.parameters[4], shortcut=r.shortcut_parameters)
+    claim.record(
+        d=r.d, params_e1=r.parameters[1], params_e4=r.parameters[4], shortcut=r.shortcut_parameters, expansion=4
+    )
