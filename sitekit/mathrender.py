@@ -24,6 +24,9 @@ ROOT = Path(__file__).resolve().parent.parent
 KATEX = ROOT / "docs" / "assets" / "katex" / "katex.min.js"
 KATEX_CSS = KATEX.with_name("katex.min.css")
 FORMULA = re.compile(r'<(span|div) class="arithmatex">(.*?)</\1>', re.S)
+# A formula wrapped twice: a caption that a macro already wrapped, inside Markdown that arithmatex reads again
+# (a figure placed in a content tab).
+NESTED = re.compile(r'<span class="arithmatex"><span class="arithmatex">(.*?)</span></span>', re.S)
 DELIMITED = re.compile(r"\A\s*\\([(\[])(.*)\\([)\]])\s*\Z", re.S)
 
 # Reads one JSON array of [tex, display] per line; answers one array of {html} or {error} per line.
@@ -145,6 +148,7 @@ def typeset(page_html: str, katex: KaTeX) -> tuple[str, list[str]]:
 
     A rejected formula keeps its TeX (the page still builds in preview); the caller decides to fail.
     """
+    page_html = NESTED.sub(r'<span class="arithmatex">\1</span>', page_html)
     found = []
     for m in FORMULA.finditer(page_html):
         delimited = DELIMITED.match(html.unescape(m.group(2)))

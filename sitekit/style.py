@@ -115,10 +115,16 @@ def apply(agg: bool = True) -> None:
 
 _INK_RE = re.compile(re.escape(INK), re.I)
 _PAPER_RE = re.compile(re.escape(PAPER), re.I)
+_COMMENT_RE = re.compile(r"<!--.*?-->", re.S)
 
 
 def themed(svg: str) -> str:
-    """Rewrite the sentinel colours of a matplotlib SVG to CSS that follows the page's scheme."""
+    """Rewrite the sentinel colours of a matplotlib SVG to CSS that follows the page's scheme.
+
+    matplotlib also leaves each label's source (`<!-- $\\mathdefault{10^{4}}$ -->`) in a comment: dropped,
+    since the SVG is inlined into a page, where Markdown's math extension would read it as a formula.
+    """
+    svg = _COMMENT_RE.sub("", svg)
     svg = _INK_RE.sub("currentColor", svg)
     # A reader without DejaVu Sans gets a sans-serif of similar width, never the browser's serif default.
     svg = svg.replace("font-family: 'DejaVu Sans'", "font-family: 'DejaVu Sans', Verdana, sans-serif")

@@ -34,6 +34,14 @@ def test_every_formula_becomes_katex_html_with_no_tex_left(katex):
     assert '<annotation encoding="application/x-tex">a &lt; b</annotation>' in out  # TeX unescaped, then KaTeX's
 
 
+def test_a_caption_formula_read_twice_is_typeset_once(katex):
+    """A figure in a content tab: its caption's formula, already wrapped, passes through arithmatex again."""
+    page = arithmatex('the line <span class="arithmatex">\\(\\rho^2\\)</span> in a caption')
+    assert page.count('class="arithmatex"') == 2  # wrapped twice
+    out, problems = mathrender.typeset(page, katex)
+    assert problems == [] and out.count('class="katex"') == 1 and "\\(" not in out
+
+
 def test_a_formula_katex_rejects_is_named_and_kept(katex):
     page = arithmatex("Fine \\(x\\), broken \\(\\frac{1}{\\)")
     out, problems = mathrender.typeset(page, katex)
