@@ -11,11 +11,6 @@ PAGE = "encyclopedia/scaled-branches.md"
 EXACT = 1e-12  # float64: relative differences at rounding level
 
 
-def applied(claim, check, *args):
-    """Apply the claim's check to the measured values (through claim.check where the plugin has it)."""
-    return claim.check(check, *args) if hasattr(claim, "check") else check(*args)
-
-
 @pytest.fixture(scope="module")
 def run(device):
     """Every scheme at every depth, and a stack with random factors (exact rotations: no seed dependence)."""
@@ -33,7 +28,7 @@ def test_each_block_multiplies_the_second_moment_by_one_plus_rho_squared(claim, 
         for ratio, s in zip(ratios, run.rho, strict=True):
             assert math.isclose(ratio, 1 + s * s, rel_tol=EXACT), (ratio, s)
 
-    applied(claim, one_plus_rho_squared, run.per_block)
+    claim.check(one_plus_rho_squared, run.per_block)
     claim.rejects(one_plus_rho_squared, run.per_block_aligned, because="branches that write along the stream")
     claim.record(
         blocks=len(run.rho),
@@ -58,7 +53,7 @@ def test_one_over_sqrt_depth_keeps_the_stream_below_e_to_the_c(claim, run):
         for g, L in zip(growth, run.depths, strict=True):
             assert math.isclose(g, (1 + run.c / L) ** L, rel_tol=1e-9), (g, L)
 
-    applied(claim, bounded, run.growth["1/sqrt(L)"])
+    claim.check(bounded, run.growth["1/sqrt(L)"])
     claim.rejects(bounded, run.growth["none"], because="unscaled branches, ρ² = 1")
     rows = [
         [L, *(run.growth[s][i] for s in ("rezero", "layerscale", "1/sqrt(L)", "none"))]
@@ -81,7 +76,7 @@ def test_one_over_sqrt_depth_keeps_the_stream_below_e_to_the_c(claim, run):
 
 
 @pytest.mark.claim(
-    "Branches whose factor starts at 0 (ReZero, SkipInit) leave the stream bit for bit unchanged at every depth "
+    "Branches whose factor starts at zero (ReZero, SkipInit) leave the stream bit for bit unchanged at every depth "
     "from 2 to 512 blocks (torch.equal); a small but non-zero factor (LayerScale's ε) does not.",
     page=PAGE,
 )
@@ -89,7 +84,7 @@ def test_zero_started_branches_leave_the_stream_exactly_unchanged(claim, run):
     def unchanged(growth: list[float]) -> None:
         assert all(g == 1.0 for g in growth), growth
 
-    applied(claim, unchanged, run.growth["rezero"])
+    claim.check(unchanged, run.growth["rezero"])
     assert run.zero_exact
     claim.rejects(unchanged, run.growth["layerscale"], because="LayerScale's small non-zero ε")
     claim.record(

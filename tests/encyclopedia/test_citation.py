@@ -49,11 +49,6 @@ CSL_SCHEMA = {
 # --- the other entries: one record each, the same three parsers -------------------------------------
 
 
-def applied(claim, check, *args):
-    """Apply the claim's check to the measured values (through claim.check where the plugin has it)."""
-    return claim.check(check, *args) if hasattr(claim, "check") else check(*args)
-
-
 def agree_entry(bib: str, csl_json: str, ris: str, slug: str) -> None:
     """All three formats parse to the same works, and those are the entry's record, work by work."""
     parsed = parse_all(bib, csl_json, ris)
@@ -94,7 +89,7 @@ def rejects_corrupted(claim, r, slug: str, arxiv_id: str) -> None:
 )
 def test_ensembles_citation_parses_to_the_same_works(claim, device):
     r = snippet.measure(device, slug="ensembles")
-    applied(claim, agree_entry, r.bibtex, r.csl_json, r.ris, "ensembles")
+    claim.check(agree_entry, r.bibtex, r.csl_json, r.ris, "ensembles")
     rejects_corrupted(claim, r, "ensembles", "1605.06431")
     claim.record(bibtex=r.bibtex, csl_json=r.csl_json, ris=r.ris, works=len(snippet.ENTRIES["ensembles"]))
 
@@ -106,7 +101,7 @@ def test_ensembles_citation_parses_to_the_same_works(claim, device):
 )
 def test_scaled_branches_citation_parses_to_the_same_works(claim, device):
     r = snippet.measure(device, slug="scaled-branches")
-    applied(claim, agree_entry, r.bibtex, r.csl_json, r.ris, "scaled-branches")
+    claim.check(agree_entry, r.bibtex, r.csl_json, r.ris, "scaled-branches")
     rejects_corrupted(claim, r, "scaled-branches", "2003.04887")
     claim.record(bibtex=r.bibtex, csl_json=r.csl_json, ris=r.ris, works=len(snippet.ENTRIES["scaled-branches"]))
 

@@ -12,11 +12,6 @@ PAGE = "encyclopedia/ensembles.md"
 EXACT = 1e-12  # float64: relative differences at rounding level
 
 
-def applied(claim, check, *args):
-    """Apply the claim's check to the measured values (through claim.check where the plugin has it)."""
-    return claim.check(check, *args) if hasattr(claim, "check") else check(*args)
-
-
 @pytest.fixture(scope="module")
 def run(device):
     """One set of stacks (the checks are exact or float64 and do not depend on a seed)."""
@@ -34,7 +29,7 @@ def test_paths_of_each_length_are_counted_by_the_binomial(claim, run):
         assert counts == [math.comb(L, k) for k in range(L + 1)], counts
         assert sum(counts) == 2**L, sum(counts)
 
-    applied(claim, binomial, run.counts)
+    claim.check(binomial, run.counts)
     claim.rejects(binomial, run.counts_one_plain, because="block 0 without its shortcut")
     claim.record(
         L=run.L,
@@ -61,7 +56,7 @@ def test_gradient_weighted_path_length_is_L_r_over_1_plus_r(claim, run):
         assert math.isclose(sum(sizes), (1 + r) ** L, rel_tol=EXACT), sum(sizes)
         assert math.isclose(snippet.weighted_mean_length(sizes), L * r / (1 + r), rel_tol=EXACT)
 
-    applied(claim, follows_formula, run.sizes)
+    claim.check(follows_formula, run.sizes)
     claim.rejects(follows_formula, run.sizes_unequal, because="gains spread from 0 to 2r, same mean")
     claim.record(
         L=L,
@@ -85,7 +80,7 @@ def test_lesion_removes_exactly_the_paths_through_the_block(claim, run):
             error = (cut - paths).abs().max().item()
             assert error <= EXACT, error
 
-    applied(claim, leaves_the_other_paths, run.residual)
+    claim.check(leaves_the_other_paths, run.residual)
     claim.rejects(leaves_the_other_paths, run.plain, because="the plain stack of the same branches")
     claim.record(
         blocks=len(run.residual.change),
@@ -110,7 +105,7 @@ def test_stochastic_depth_keeps_three_quarters_of_the_blocks(claim, run):
     def three_quarters(lengths: list[int], expected: list[Fraction]) -> None:
         assert expected == [Fraction(3 * L - 1, 4) for L in lengths], expected
 
-    applied(claim, three_quarters, run.depth_lengths, run.expected_depths)
+    claim.check(three_quarters, run.depth_lengths, run.expected_depths)
     claim.rejects(three_quarters, run.depth_lengths, run.expected_depths_uniform, because="a uniform drop rate of 1/2")
     claim.record(
         lengths=run.depth_lengths,
@@ -130,7 +125,7 @@ def test_drop_path_rescaling_keeps_the_expected_output(claim, run):
         error = (mean - run.full_output).abs().max().item()
         assert error <= EXACT, error
 
-    applied(claim, unbiased, run.mean_output)
+    claim.check(unbiased, run.mean_output)
     claim.rejects(unbiased, run.mean_output_unscaled, because="kept writes not rescaled")
     claim.record(
         patterns=2**run.drop_blocks,
