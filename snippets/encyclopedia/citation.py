@@ -1,7 +1,8 @@
-"""Encyclopedia, The Residual Stream: the one record behind every "Cite this entry" format.
+"""Encyclopedia: the one record per entry behind every "Cite this entry" format.
 
-BibTeX, CSL-JSON and RIS are all generated from WORKS below; nothing on the page is typed by hand.
-Run `python -m snippets.encyclopedia.citation` to print the three formats.
+BibTeX, CSL-JSON and RIS are all generated from ENTRIES below; nothing on a page is typed by hand.
+Each entry's record holds the entry itself and the primary sources it asks readers to cite.
+Run `python -m snippets.encyclopedia.citation [slug]` to print the three formats of one entry.
 """
 
 from __future__ import annotations
@@ -58,25 +59,104 @@ def entry(key: str, title: str, slug: str, year: int = 2026) -> Work:
     )
 
 
-WORKS = (
-    entry("residualstream2026", "The Residual Stream", "residual-stream"),
-    Work(
-        key="he2015deep",
+def arxiv(
+    key: str,
+    title: str,
+    year: int,
+    arxiv_id: str,
+    cls: str,
+    authors: str,
+    note: str = "",
+) -> Work:
+    """An arXiv e-print; `authors` as "Given Family; Given Family"."""
+    people = tuple(Person(*name.strip().rsplit(" ", 1)) for name in authors.split(";"))
+    return Work(
+        key=key,
         kind="preprint",
-        title="Deep Residual Learning for Image Recognition",
-        year=2015,
-        url="https://arxiv.org/abs/1512.03385",
-        authors=(
-            Person("Kaiming", "He"),
-            Person("Xiangyu", "Zhang"),
-            Person("Shaoqing", "Ren"),
-            Person("Jian", "Sun"),
-        ),
-        arxiv="1512.03385",
-        primary_class="cs.CV",
-        note="Published in the Proceedings of CVPR 2016, pages 770-778",
-    ),
+        title=title,
+        year=year,
+        url=f"https://arxiv.org/abs/{arxiv_id}",
+        authors=people,
+        arxiv=arxiv_id,
+        primary_class=cls,
+        note=note,
+    )
+
+
+HE_2015 = arxiv(
+    "he2015deep",
+    "Deep Residual Learning for Image Recognition",
+    2015,
+    "1512.03385",
+    "cs.CV",
+    "Kaiming He; Xiangyu Zhang; Shaoqing Ren; Jian Sun",
+    note="Published in the Proceedings of CVPR 2016, pages 770-778",
 )
+
+# One record per entry, keyed by the entry's page name: the entry first, then its primary sources.
+ENTRIES = {
+    "residual-stream": (
+        entry("residualstream2026", "The Residual Stream", "residual-stream"),
+        HE_2015,
+    ),
+    "ensembles": (
+        entry("ensembles2026", "Residual Networks as Ensembles", "ensembles"),
+        arxiv(
+            "veit2016residual",
+            "Residual Networks Behave Like Ensembles of Relatively Shallow Networks",
+            2016,
+            "1605.06431",
+            "cs.CV",
+            "Andreas Veit; Michael Wilber; Serge Belongie",
+            note="Published in Advances in Neural Information Processing Systems 29 (NeurIPS 2016)",
+        ),
+        arxiv(
+            "huang2016deep",
+            "Deep Networks with Stochastic Depth",
+            2016,
+            "1603.09382",
+            "cs.LG",
+            "Gao Huang; Yu Sun; Zhuang Liu; Daniel Sedra; Kilian Q. Weinberger",
+            note="Published in the Proceedings of ECCV 2016",
+        ),
+    ),
+    "scaled-branches": (
+        entry(
+            "scaledbranches2026",
+            "Scaled and Zero-Initialised Branches",
+            "scaled-branches",
+        ),
+        arxiv(
+            "zhang2019fixup",
+            "Fixup Initialization: Residual Learning Without Normalization",
+            2019,
+            "1901.09321",
+            "cs.LG",
+            "Hongyi Zhang; Yann N. Dauphin; Tengyu Ma",
+            note="Published at ICLR 2019",
+        ),
+        arxiv(
+            "de2020batch",
+            "Batch Normalization Biases Residual Blocks Towards the Identity Function"
+            " in Deep Networks",
+            2020,
+            "2002.10444",
+            "cs.LG",
+            "Soham De; Samuel L. Smith",
+            note="Published in Advances in Neural Information Processing Systems 33 (NeurIPS 2020)",
+        ),
+        arxiv(
+            "bachlechner2020rezero",
+            "ReZero is All You Need: Fast Convergence at Large Depth",
+            2020,
+            "2003.04887",
+            "cs.LG",
+            "Thomas Bachlechner; Bodhisattwa Prasad Majumder; Huanru Henry Mao;"
+            " Garrison W. Cottrell; Julian McAuley",
+        ),
+    ),
+}
+WORKS = ENTRIES["residual-stream"]
 # --8<-- [end:works]
 
 
@@ -98,11 +178,10 @@ def bibtex(w: Work) -> str:
         fields["howpublished"] = w.container
     else:
         fields.update(
-            eprint=w.arxiv,
-            archiveprefix="arXiv",
-            primaryclass=w.primary_class,
-            note=w.note,
+            eprint=w.arxiv, archiveprefix="arXiv", primaryclass=w.primary_class
         )
+        if w.note:
+            fields["note"] = w.note
     body = ",\n".join(f"  {k} = {{{v}}}" for k, v in fields.items())
     return f"@misc{{{w.key},\n{body}\n}}"
 
@@ -131,8 +210,9 @@ def csl(w: Work) -> dict:
             publisher="arXiv",
             number=w.arxiv,
             DOI=f"10.48550/arXiv.{w.arxiv}",
-            note=w.note,
         )
+        if w.note:
+            item["note"] = w.note
     return item
 
 
@@ -154,8 +234,8 @@ def ris(w: Work) -> str:
             ("DB", "arXiv"),
             ("AN", f"arXiv:{w.arxiv}"),
             ("DO", f"10.48550/arXiv.{w.arxiv}"),
-            ("N1", w.note),
         ]
+        tags += [("N1", w.note)] if w.note else []
     return "\n".join(f"{t}  - {v}" for t, v in tags) + "\nER  - "
 
 
@@ -164,22 +244,31 @@ def ris(w: Work) -> str:
 
 @dataclass(frozen=True)
 class Result:
-    """The three formats, each holding every work in WORKS."""
+    """The three formats, each holding every work of one entry's record."""
 
     bibtex: str
     csl_json: str
     ris: str
 
 
-def measure(device: str = "cpu", seed: int = 0) -> Result:
-    """Generate every format from WORKS (device and seed are unused: nothing here is random)."""
+def measure(
+    device: str = "cpu", seed: int = 0, slug: str = "residual-stream"
+) -> Result:
+    """Every format from one entry's record (device and seed are unused: nothing is random)."""
+    if slug not in ENTRIES:
+        raise KeyError(
+            f"no citation record for entry {slug!r}: add one to ENTRIES in {__file__}"
+        )
+    works = ENTRIES[slug]
     return Result(
-        bibtex="\n\n".join(bibtex(w) for w in WORKS),
-        csl_json=json.dumps([csl(w) for w in WORKS], indent=2, ensure_ascii=False),
-        ris="\n\n".join(ris(w) for w in WORKS) + "\n",
+        bibtex="\n\n".join(bibtex(w) for w in works),
+        csl_json=json.dumps([csl(w) for w in works], indent=2, ensure_ascii=False),
+        ris="\n\n".join(ris(w) for w in works) + "\n",
     )
 
 
 if __name__ == "__main__":
-    r = measure()
+    import sys
+
+    r = measure(slug=sys.argv[1] if len(sys.argv) > 1 else "residual-stream")
     print(r.bibtex, r.csl_json, r.ris, sep="\n\n")

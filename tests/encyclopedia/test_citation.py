@@ -46,6 +46,66 @@ CSL_SCHEMA = {
 }
 
 
+# --- the other entries: one record each, the same three parsers -------------------------------------
+
+
+def agree_entry(bib: str, csl_json: str, ris: str, slug: str) -> None:
+    """All three formats parse to the same works, and those are the entry's record, work by work."""
+    parsed = parse_all(bib, csl_json, ris)
+    keys = parsed.pop("keys")
+    record = snippet.ENTRIES[slug]
+    assert keys == [w.key for w in record] and len(set(keys)) == len(keys), keys
+    first = parsed["bibtex"]
+    for fmt, works in parsed.items():
+        assert works == first, (fmt, works, first)
+    for work, got in zip(record, first, strict=True):
+        family = [p.family for p in work.authors] or [work.organisation]
+        assert (got["title"], got["year"], got["family"], got["arxiv"], got["url"]) == (
+            work.title,
+            work.year,
+            family,
+            work.arxiv,
+            work.url,
+        ), (got, work)
+
+
+def rejects_corrupted(claim, r, slug: str, arxiv_id: str) -> None:
+    """The check fails on the three mistakes a hand-typed citation makes."""
+    one_person = r.bibtex.replace(" and ", ", ", 3)  # authors joined by commas: BibTeX reads one person
+    claim.rejects(agree_entry, one_person, r.csl_json, r.ris, slug, because="BibTeX authors joined by commas")
+    claim.rejects(
+        agree_entry, r.bibtex + "\n\n" + r.bibtex.split("\n\n")[1], r.csl_json, r.ris, slug, because="a duplicated key"
+    )
+    typo = arxiv_id[:-2] + arxiv_id[-1] + arxiv_id[-2]
+    claim.rejects(
+        agree_entry, r.bibtex, r.csl_json, r.ris.replace(f"arXiv:{arxiv_id}", f"arXiv:{typo}"), slug, because="a typo"
+    )
+
+
+@pytest.mark.claim(
+    "BibTeX, CSL-JSON and RIS generated from the entry's one record parse (bibtexparser, a CSL schema, rispy) to "
+    "the same works: the entry, Veit, Wilber and Belongie, and Huang et al., each author separate.",
+    page="encyclopedia/ensembles.md",
+)
+def test_ensembles_citation_parses_to_the_same_works(claim, device):
+    r = snippet.measure(device, slug="ensembles")
+    claim.check(agree_entry, r.bibtex, r.csl_json, r.ris, "ensembles")
+    rejects_corrupted(claim, r, "ensembles", "1605.06431")
+    claim.record(bibtex=r.bibtex, csl_json=r.csl_json, ris=r.ris, works=len(snippet.ENTRIES["ensembles"]))
+
+
+@pytest.mark.claim(
+    "BibTeX, CSL-JSON and RIS generated from the entry's one record parse (bibtexparser, a CSL schema, rispy) to "
+    "the same works: the entry, Fixup, SkipInit and ReZero, each author separate.",
+    page="encyclopedia/scaled-branches.md",
+)
+def test_scaled_branches_citation_parses_to_the_same_works(claim, device):
+    r = snippet.measure(device, slug="scaled-branches")
+    claim.check(agree_entry, r.bibtex, r.csl_json, r.ris, "scaled-branches")
+    rejects_corrupted(claim, r, "scaled-branches", "2003.04887")
+    claim.record(bibtex=r.bibtex, csl_json=r.csl_json, ris=r.ris, works=len(snippet.ENTRIES["scaled-branches"]))
+
+
 def parse_all(bib: str, csl_json: str, ris: str) -> dict[str, list[dict]]:
     """Each format through a real parser, reduced to (key/title, year, family names, arXiv id, URL) per work."""
     library = bibtexparser.parse_string(

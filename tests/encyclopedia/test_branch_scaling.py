@@ -1,0 +1,95 @@
+"""Claims of the entry "Scaled and zero-initialised branches": the stream's growth under each scheme, in float64."""
+
+import itertools
+import math
+
+import pytest
+
+from snippets.encyclopedia import branch_scaling as snippet
+
+PAGE = "encyclopedia/scaled-branches.md"
+EXACT = 1e-12  # float64: relative differences at rounding level
+
+
+@pytest.fixture(scope="module")
+def run(device):
+    """Every scheme at every depth, and a stack with random factors (exact rotations: no seed dependence)."""
+    return snippet.measure(device)
+
+
+@pytest.mark.claim(
+    "When every write is orthogonal to the stream it reads, each block multiplies the stream's squared norm by "
+    "exactly 1 + ρ_l² (to 1e-12, float64, 16 blocks with random ρ_l); a branch that writes along the stream "
+    "does not follow the rule.",
+    page=PAGE,
+)
+def test_each_block_multiplies_the_second_moment_by_one_plus_rho_squared(claim, run):
+    def one_plus_rho_squared(ratios: list[float]) -> None:
+        for ratio, s in zip(ratios, run.rho, strict=True):
+            assert math.isclose(ratio, 1 + s * s, rel_tol=EXACT), (ratio, s)
+
+    claim.check(one_plus_rho_squared, run.per_block)
+    claim.rejects(one_plus_rho_squared, run.per_block_aligned, because="branches that write along the stream")
+    claim.record(
+        blocks=len(run.rho),
+        d=run.d,
+        tolerance=EXACT,
+        max_error=max(abs(r - (1 + s * s)) / (1 + s * s) for r, s in zip(run.per_block, run.rho, strict=True)),
+        rho_max=max(run.rho),
+    )
+
+
+@pytest.mark.claim(
+    "Branches scaled so that ρ² = c/L keep the stream's squared norm growing with depth but below e^c: "
+    "(1 + c/L)^L, measured at L = 2 to 512 with c = 1; unscaled branches (ρ² = 1) pass e^c at once.",
+    page=PAGE,
+)
+def test_one_over_sqrt_depth_keeps_the_stream_below_e_to_the_c(claim, run):
+    bound = math.exp(run.c)
+
+    def bounded(growth: list[float]) -> None:
+        assert all(a < b for a, b in itertools.pairwise(growth)), growth
+        assert all(g < bound for g in growth), (growth, bound)
+        for g, L in zip(growth, run.depths, strict=True):
+            assert math.isclose(g, (1 + run.c / L) ** L, rel_tol=1e-9), (g, L)
+
+    claim.check(bounded, run.growth["1/sqrt(L)"])
+    claim.rejects(bounded, run.growth["none"], because="unscaled branches, ρ² = 1")
+    rows = [
+        [L, *(run.growth[s][i] for s in ("rezero", "layerscale", "1/sqrt(L)", "none"))]
+        for i, L in enumerate(run.depths)
+    ]
+    claim.record(
+        c=run.c,
+        e_c=bound,
+        depths=run.depths,
+        eps=run.eps,
+        deepest=run.depths[-1],
+        scaled_deepest=run.growth["1/sqrt(L)"][-1],
+        layerscale_deepest=run.growth["layerscale"][-1],
+        unscaled_deepest=run.growth["none"][-1],
+        table={
+            "columns": ["blocks L", "zero-started (ReZero, SkipInit)", "LayerScale, ε fixed", "ρ² = c/L", "unscaled"],
+            "rows": rows,
+        },
+    )
+
+
+@pytest.mark.claim(
+    "Branches whose factor starts at zero (ReZero, SkipInit) leave the stream bit for bit unchanged at every depth "
+    "from 2 to 512 blocks (torch.equal); a small but non-zero factor (LayerScale's ε) does not.",
+    page=PAGE,
+)
+def test_zero_started_branches_leave_the_stream_exactly_unchanged(claim, run):
+    def unchanged(growth: list[float]) -> None:
+        assert all(g == 1.0 for g in growth), growth
+
+    claim.check(unchanged, run.growth["rezero"])
+    assert run.zero_exact
+    claim.rejects(unchanged, run.growth["layerscale"], because="LayerScale's small non-zero ε")
+    claim.record(
+        depths=run.depths,
+        shallowest=run.depths[0],
+        deepest=run.depths[-1],
+        layerscale_shallowest=run.growth["layerscale"][0],
+    )
