@@ -237,11 +237,7 @@ def merge(device: str, records: dict[str, dict[str, Any]], provenance: dict[str,
         data: dict[str, Any] = {"schema": SCHEMA, "claims": {}}
         if path.is_file():
             data = json.loads(path.read_text(encoding="utf-8"))
-        claims = {
-            cid: entry
-            for cid, entry in data.get("claims", {}).items()
-            if _test_exists(entry["test"])
-        }
+        claims = {cid: entry for cid, entry in data.get("claims", {}).items() if _test_exists(entry["test"])}
         claims.update(records)
         data = {"schema": SCHEMA, "provenance": provenance, "claims": dict(sorted(claims.items()))}
         tmp = path.with_suffix(".tmp")
