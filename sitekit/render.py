@@ -829,6 +829,9 @@ def uncited(cpu: dict[str, Claim], cited: dict[str, set[str]]) -> list[str]:
     ]
 
 
+ADMONITION_TITLE = re.compile(r"^\s*(\?\?\?\+?|!!!)\s")
+LINK_TAG = re.compile(r"</?a\b[^>]*>")
+MD_LINK = re.compile(r'\[([^\]]*)\]\([^)\s]*(?:\s+"[^"]*")?\)(?:\{[^}]*\})?')
 CODE_SPAN = re.compile(r"(`+)(?:.+?)\1")
 FENCE_LINE = re.compile(r"^\s*(`{3,}|~{3,})")
 TOKEN = re.compile(r"(?P<math>\\\(|\\\)|\\\[|\\\]|\$\$)|" + MACRO.pattern)
@@ -898,7 +901,12 @@ def render(text: str, ctx: Context) -> str:
         out.append(segment(line[last:]))
         # A multi-line expansion on an indented line (inside a tab or an admonition) keeps that indent.
         indent = line[: len(line) - len(line.lstrip())]
-        return "".join(out).replace("\n", "\n" + indent)
+        expanded = "".join(out).replace("\n", "\n" + indent)
+        if ADMONITION_TITLE.match(line):
+            # The title becomes a <summary>, itself a control: a link inside it is a control inside a
+            # control (axe: nested-interactive). The number stays; its receipt is in the body and ledger.
+            expanded = MD_LINK.sub(r"\1", LINK_TAG.sub("", expanded))
+        return expanded
 
     ctx.source = text  # figref() numbers figures by where the page shows them
     lines, fence = [], None

@@ -468,3 +468,12 @@ def test_merge_drops_records_of_renamed_claims(tmp_path, monkeypatch):
     store.merge("cpu", {"kept": {"test": kept}, "gone": {"test": gone}}, {})
     store.merge("cpu", {}, {})
     assert set(json.loads((tmp_path / "cpu.json").read_text())["claims"]) == {"kept"}
+
+
+def test_a_question_title_shows_a_fact_without_its_link():
+    """A `???` title becomes a <summary>, itself a control: a link in it is a control in a control."""
+    fid = next(iter(__import__("sitekit.facts", fromlist=["registry"]).registry().facts))
+    text = f'??? question "Q: {{{{ fact("{fid}") }}}} layers?"\n\n    Body {{{{ fact("{fid}") }}}}.'
+    title, body = render.render(text, ctx()).split("\n\n")
+    assert "](" not in title and "<a" not in title
+    assert "](" in body  # the body keeps its link to the Sources entry
