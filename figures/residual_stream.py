@@ -35,7 +35,8 @@ def stream_data(values: Values) -> dict[str, Any]:
     claims=[GROWTH],
     caption="The stream's size relative to the input, block by block (median over the seeds). Left, "
     "at PyTorch's default init: the residual stream grows fastest, pre-norm more slowly, post-norm "
-    "stays flat. Right, on a log scale: He-initialised branches make it grow geometrically.",
+    "stays flat. Right, on a log scale: He-initialised branches make it grow geometrically. In the "
+    "interactive version the curves share one chart; ticking He init switches it to a log scale.",
     explore=stream_data,
 )
 def stream_rms_vs_depth(values: Values) -> Any:

@@ -427,8 +427,13 @@ def _md_table(data: Any, spec: str, where: str) -> str:
         raise ClaimError(f"{where}: record tables as {{'columns': [...], 'rows': [[...], ...]}}")
     columns = data["columns"]
     head = "| " + " | ".join(map(str, columns)) + " |"
-    rule = "|" + "|".join(" ---: " if i else " --- " for i in range(len(columns))) + "|"
     cells = [column_formats([row[i] for row in data["rows"]], spec) for i in range(len(columns))]
+    # Numbers align right (their digits line up); a column of words or sentences reads from the left.
+    numeric = [
+        i > 0 and all(isinstance(row[i], (int, float)) and not isinstance(row[i], bool) for row in data["rows"])
+        for i in range(len(columns))
+    ]
+    rule = "|" + "|".join(" ---: " if n else " --- " for n in numeric) + "|"
     body = [
         "| " + " | ".join(cells[i][r].replace("|", "\\|") for i in range(len(columns))) + " |"
         for r in range(len(data["rows"]))
@@ -829,6 +834,7 @@ def uncited(cpu: dict[str, Claim], cited: dict[str, set[str]]) -> list[str]:
     ]
 
 
+TRAILING_MARK = re.compile(r"^\s*[.,;)](?:\s|$)")
 ADMONITION_TITLE = re.compile(r"^\s*(\?\?\?\+?|!!!)\s")
 LINK_TAG = re.compile(r"</?a\b[^>]*>")
 MD_LINK = re.compile(r'\[([^\]]*)\]\([^)\s]*(?:\s+"[^"]*")?\)(?:\{[^}]*\})?')
@@ -918,6 +924,11 @@ def render(text: str, ctx: Context) -> str:
             fence = None
         elif fence is None:
             line = prose(line)
+            # A line that now starts with punctuation (a macro line above it, or a claim marker that
+            # rendered as nothing, ends the sentence) joins the line before: no space before the mark.
+            if lines and lines[-1].strip() and TRAILING_MARK.match(line) and not FENCE_LINE.match(lines[-1]):
+                lines[-1] = lines[-1].rstrip() + line.lstrip()
+                continue
         lines.append(line)
     missing = sorted(cid for cid in ctx.cited if cid in ctx.cpu and ctx.cpu[cid].page == ctx.page)
     missing = [cid for cid in missing if cid not in ctx.anchored]

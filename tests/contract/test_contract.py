@@ -477,3 +477,9 @@ def test_a_question_title_shows_a_fact_without_its_link():
     title, body = render.render(text, ctx()).split("\n\n")
     assert "](" not in title and "<a" not in title
     assert "](" in body  # the body keeps its link to the Sources entry
+
+
+def test_a_sentence_mark_after_a_macro_line_joins_it():
+    """`…\\n  {{ claim(...) }}.` must not become "… ." when the marker renders as nothing."""
+    assert render.render("the value 3\n  .\nNext, and\n, more", ctx()) == "the value 3.\nNext, and, more"
+    assert render.render("a list\n\n. not joined", ctx()) == "a list\n\n. not joined"
