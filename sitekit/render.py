@@ -381,7 +381,8 @@ def receipt(
         ctx.anchored.add(c.id)
     ctx.block.add(c.id)
     if kind == "rcpt-mark":  # a marker carries no number: name the claim, after any visible label
-        attrs["aria-label"] = f"{label}, the receipt for: {c.statement}" if label else f"Receipt: {c.statement}"
+        said = typeset(c.statement)  # read aloud as "10 to the 5", not "1 e 5"
+        attrs["aria-label"] = f"{label}, the receipt for: {said}" if label else f"Receipt: {said}"
     body = " ".join(f'{k}="{_attr(v)}"' for k, v in attrs.items())
     return f"<a {body}>{text}</a>"
 
