@@ -67,6 +67,6 @@ def highway_gate_closing(values: Values) -> Any:
     ax.axhline(2**-53, color=neutral, ls=":", lw=1.5, label="float64: half an ulp of 1")
     ax.set_xlabel("gate bias $b_T$")
     ax.set_ylabel("largest deviation from identity")
-    ax.legend(loc="upper left")
+    ax.legend(loc="lower right")  # below the rounding lines, where the curve has already risen past them
     fig.tight_layout()
     return fig
