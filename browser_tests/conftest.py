@@ -9,11 +9,8 @@ Screenshots of every page (light and dark) and the page-weight report land in sc
 
 from __future__ import annotations
 
-import functools
-import http.server
 import json
 import os
-import threading
 from collections.abc import Iterator
 from typing import Any
 
@@ -23,11 +20,11 @@ from browser_tests.harness import (
     CHROMIUM_ARGS,
     SCHEMES,
     SHOTS,
-    SITE,
     Visits,
     chromium_path,
     guarded_context,
     page_id,
+    served,
     site_pages,
 )
 
@@ -49,25 +46,12 @@ def pytest_configure(config: pytest.Config) -> None:
             part.unlink()
 
 
-class _QuietHandler(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, format: str, *args: Any) -> None:
-        pass
-
-
 @pytest.fixture(scope="session")
 def base_url() -> Iterator[str]:
     """The built site served on 127.0.0.1 at a free port, for the whole run."""
     site_pages()  # a clear error when there is no build
-    handler = functools.partial(_QuietHandler, directory=str(SITE))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/"
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(timeout=10)
+    with served() as url:
+        yield url
 
 
 @pytest.fixture(scope="session")

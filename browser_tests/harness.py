@@ -8,10 +8,14 @@ to a CDN fails the suite instead of quietly working on a connected machine.
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import http.server
 import os
 import shutil
+import threading
 import xml.etree.ElementTree as ET
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -285,3 +289,24 @@ class Visits:
             wide_listings=wide,
             raw_tex=raw_tex,
         )
+
+
+class QuietHandler(http.server.SimpleHTTPRequestHandler):
+    """Serves the built site without a log line per request."""
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+
+@contextlib.contextmanager
+def served(handler: type[http.server.SimpleHTTPRequestHandler] = QuietHandler) -> Iterator[str]:
+    """The built site served on 127.0.0.1 at a free port by `handler`; yields its base URL."""
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(handler, directory=str(SITE)))
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/"
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=10)

@@ -12,19 +12,17 @@ from __future__ import annotations
 
 import functools
 import gzip
-import http.server
 import json
 import os
 import shutil
 import subprocess
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from browser_tests.harness import ROOT, SHOTS, SITE, chromium_path, local_file, page_id
+from browser_tests.harness import ROOT, SHOTS, QuietHandler, chromium_path, local_file, page_id, served
 
 LIGHTHOUSE = ROOT / "node_modules" / ".bin" / "lighthouse"
 CHROME_FLAGS = "--headless=new --no-sandbox --disable-background-networking"
@@ -49,7 +47,7 @@ METRICS = {  # report key -> Lighthouse audit
 COMPRESSED = {".html", ".css", ".js", ".json", ".svg", ".xml", ".ipynb", ".py", ".txt"}
 
 
-class _GzipHandler(http.server.SimpleHTTPRequestHandler):
+class _GzipHandler(QuietHandler):
     """The static site, with text gzipped for a browser that accepts it (as static hosts do)."""
 
     def do_GET(self) -> None:
@@ -64,9 +62,6 @@ class _GzipHandler(http.server.SimpleHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(body)
 
-    def log_message(self, format: str, *args: Any) -> None:
-        pass
-
 
 @functools.cache
 def _gzipped(file: Path) -> bytes:
@@ -75,16 +70,8 @@ def _gzipped(file: Path) -> bytes:
 
 @pytest.fixture(scope="module")
 def gzip_url() -> Iterator[str]:
-    handler = functools.partial(_GzipHandler, directory=str(SITE))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/"
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(timeout=10)
+    with served(_GzipHandler) as url:
+        yield url
 
 
 def lighthouse(url: str, out: Path) -> dict[str, Any]:
