@@ -34,7 +34,7 @@ import math
 import os
 import posixpath
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from html import escape
 from typing import Any
@@ -598,17 +598,25 @@ def _day(iso: str) -> str:
     return f"{dt.date.fromisoformat(iso[:10]):%-d %B %Y}"
 
 
-def reading_minutes(markdown: str, words_per_minute: int = 200) -> int:
-    """Minutes to read a page's prose: fenced code, macros and HTML tags are not counted."""
-    prose, fence = [], None
+def outside_fences(markdown: str) -> Iterator[tuple[str, bool]]:
+    """Each line of `markdown` with whether it is prose (outside a fenced block and not a fence line)."""
+    fence = None
     for line in markdown.split("\n"):
         m = FENCE_LINE.match(line)
         if fence is None and m:
             fence = m[1]
-        elif fence is not None and line.strip().startswith(fence):
-            fence = None
-        elif fence is None:
-            prose.append(line)
+            yield line, False
+        elif fence is not None:
+            if line.strip().startswith(fence):
+                fence = None
+            yield line, False
+        else:
+            yield line, True
+
+
+def reading_minutes(markdown: str, words_per_minute: int = 200) -> int:
+    """Minutes to read a page's prose: fenced code, macros and HTML tags are not counted."""
+    prose = [line for line, is_prose in outside_fences(markdown) if is_prose]
     text = re.sub(r"<[^>]+>|\{\{.*?\}\}", " ", "\n".join(prose))
     return max(1, math.ceil(len(re.findall(r"[A-Za-z0-9]+", text)) / words_per_minute))
 
@@ -916,14 +924,9 @@ def render(text: str, ctx: Context) -> str:
         return expanded
 
     ctx.source = text  # figref() numbers figures by where the page shows them
-    lines, fence = [], None
-    for line in text.split("\n"):
-        m = FENCE_LINE.match(line)
-        if fence is None and m:
-            fence = m[1]
-        elif fence is not None and line.strip().startswith(fence):
-            fence = None
-        elif fence is None:
+    lines: list[str] = []
+    for line, is_prose in outside_fences(text):
+        if is_prose:
             line = prose(line)
             # A line that now starts with punctuation (a macro line above it, or a claim marker that
             # rendered as nothing, ends the sentence) joins the line before: no space before the mark.
