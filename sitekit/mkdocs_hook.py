@@ -20,7 +20,7 @@ from mkdocs.exceptions import PluginError
 from mkdocs.plugins import event_priority
 from mkdocs.structure.files import File, Files
 
-from sitekit import claims, contract, figures, lightpage, mathrender, numbers, render
+from sitekit import claims, contract, figures, lightpage, mathrender, numbers, parts, render
 
 _state: dict[str, Any] = {}
 log = logging.getLogger("mkdocs.hooks.sitekit")
@@ -207,8 +207,10 @@ def on_page_markdown(markdown: str, page: Any, config: Any, files: Files) -> str
     typed = []
     if page.file.src_uri.endswith(".md"):  # a notebook page's Markdown is its JSON
         typed = numbers.check_markdown(markdown, page.file.src_uri, page.file.content_string, figures.REGISTRY)
+        numbered = {uri: n for uri, (n, _) in _state.get("parts", {}).items()}
+        typed += parts.check(markdown, page.file.src_uri, numbered, page.file.content_string)
     if typed and _state["strict"]:
-        raise PluginError("numbers typed by hand (sitekit/numbers.py):\n  " + "\n  ".join(typed))
+        raise PluginError("numbers typed by hand (sitekit/numbers.py, sitekit/parts.py):\n  " + "\n  ".join(typed))
     for problem in typed:  # preview: say it, keep serving
         log.warning(problem)
     ctx = render.Context(
