@@ -1,4 +1,4 @@
-"""Figures of Part 1, drawn from the recorded training runs."""
+"""Figures of "The degradation problem", drawn from the recorded training runs."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Figure of Part 6: parameters against published top-1 accuracy for the five ImageNet models."""
+"""Figure of "Depth versus width": parameters against published top-1 accuracy for the five ImageNet models."""
 
 from __future__ import annotations
 

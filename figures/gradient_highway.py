@@ -1,4 +1,4 @@
-"""Figures of Part 3, drawn from the recorded depth sweep."""
+"""Figures of "The gradient highway", drawn from the recorded depth sweep."""
 
 from __future__ import annotations
 

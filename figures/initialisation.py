@@ -1,4 +1,4 @@
-"""Figures of Part 5, drawn from the recorded initialisation experiments."""
+"""Figures of "Initialisation and scale", drawn from the recorded initialisation experiments."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Figures of Part 4, drawn from the recorded stream-size measurements."""
+"""Figures of "The residual stream", drawn from the recorded stream-size measurements."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Figures of Part 7: activation memory of dense and residual stacks, and the highway gate closing."""
+"""Figures of "Other skip patterns": activation memory of dense and residual stacks, and the highway gate closing."""
 
 from __future__ import annotations
 

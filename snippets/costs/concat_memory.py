@@ -1,6 +1,7 @@
 """Costs: how the memory training keeps grows with depth, residual addition against concatenation.
 
-The stacks and the byte count come from Part 7 (snippets/skip_patterns/dense_concat.py); this
+The stacks and the byte count come from the skip-patterns page
+(snippets/skip_patterns/dense_concat.py); this
 file fits the growth law. Letters: N tokens, d stream width (= the dense stack's input width
 k0), k growth, L depth. Run `python -m snippets.costs.concat_memory`.
 """

@@ -1,4 +1,5 @@
-"""Part 1: the constructed solution. A deeper net can compute exactly what a shallower one does.
+"""The degradation problem: the constructed solution. A deeper net can compute exactly what a
+shallower one does.
 
 Letters: N batch size (256), d width (32). training_curves.py builds the nets: 3 blocks
 (8 weight layers) and 10 blocks (22). Copy the shallow net into the deep net's stem, first

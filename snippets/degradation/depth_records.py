@@ -1,4 +1,4 @@
-"""Part 1: the depths and error rates the page quotes, and the ratios between them.
+"""The degradation problem: the depths and error rates the page quotes, and the ratios between them.
 
 Every number is typed in from the paper named next to it; the code only does arithmetic.
 """

@@ -1,8 +1,10 @@
-"""Part 1: what BatchNorm does to a deep plain stack's input gradient at initialisation.
+"""The degradation problem: what BatchNorm does to a deep plain stack's input gradient at
+initialisation.
 
 Letters: N batch size (32), d width (128), L depth in blocks. Every block has two linear
-layers, as in Part 3, and the rows without BatchNorm are Part 3's plain stacks, built by
-Part 3's own code with the same seeds, so they reproduce its table.
+layers, as on the gradient-highway page, and the rows without BatchNorm are the gradient-highway
+page's plain stacks, built by
+the gradient-highway page's own code with the same seeds, so they reproduce its table.
 """
 
 from __future__ import annotations
@@ -60,7 +62,9 @@ def measure(
     with one_thread():
         for depth in DEPTHS:
             for name in STACKS:
-                torch.manual_seed(seed)  # Part 3's seeding, so its numbers reappear
+                torch.manual_seed(
+                    seed
+                )  # the gradient-highway page's seeding, so its numbers reappear
                 stack = build(name, depth, d).to(device)
                 x = torch.randn(batch, d, device=device)  # (N, d)
                 norms[name][depth] = input_gradient_norm(stack, x)

@@ -1,4 +1,5 @@
-"""Part 1: a miniature of He et al.'s Figure 1: two plain depths and a residual net.
+"""The degradation problem: a miniature of He et al.'s Figure 1: two plain depths and a residual
+net.
 
 Letters: N training points (1024), d width (32), K classes (10), B batch size (128).
 A "block" is two weight layers; a net is a stem layer, its blocks and a linear head,

@@ -1,4 +1,5 @@
-"""Part 6: DenseNet-121 (Huang et al. 2017, growth rate k = 32), built layer by layer to count it.
+"""Depth versus width: DenseNet-121 (Huang et al. 2017, growth rate k = 32), built layer by layer
+to count it.
 
 Letters: N batch size, C channels, k the growth rate, k0 the channels entering a dense block.
 Built on the meta device like the ResNets: counting needs no memory and no initialisation.

@@ -1,7 +1,9 @@
-"""Part 6: what doubling the hidden width, or both widths, does to a residual MLP block.
+"""Depth versus width: what doubling the hidden width, or both widths, does to a residual MLP block.
 
-Letters: d the stream width, h = e·d the branch's hidden width (e the expansion factor of Part 2).
-The block is Part 2's ResidualBlock: Linear(d, h) -> ReLU -> Linear(h, d) plus the identity.
+Letters: d the stream width, h = e·d the branch's hidden width (e the expansion factor of the
+residual-block page).
+The block is the residual-block page's ResidualBlock: Linear(d, h) -> ReLU -> Linear(h, d) plus
+the identity.
 """
 
 from __future__ import annotations

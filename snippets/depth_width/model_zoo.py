@@ -1,4 +1,4 @@
-"""Part 6: the built ImageNet models' parameter counts next to published accuracies.
+"""Depth versus width: the built ImageNet models' parameter counts next to published accuracies.
 
 Accuracies come from ONE source so that they are comparable: torchvision's model docs
 (https://pytorch.org/vision/stable/models.html), acc@1 of the IMAGENET1K_V1 weights, one

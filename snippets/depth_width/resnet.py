@@ -1,4 +1,4 @@
-"""Part 6: ImageNet ResNet-50, -101, -152 and Wide ResNet-50-2, built layer by layer.
+"""Depth versus width: ImageNet ResNet-50, -101, -152 and Wide ResNet-50-2, built layer by layer.
 
 Letters: N batch size, C channels, H×W the feature map. The layout follows He et al. 2015
 (Table 1) in the variant torchvision ships ("ResNet v1.5": a stage's stride-2 convolution is

@@ -1,4 +1,5 @@
-"""Part 3: what the + node does in the backward pass, written out as an autograd Function.
+"""The gradient highway: what the + node does in the backward pass, written out as an autograd
+Function.
 
 Letters: N batch size, d width; g the upstream gradient ∂L/∂y, shape (N, d).
 """

@@ -1,4 +1,4 @@
-"""Part 3: the shortcut's term g always arrives, yet g·(I + J_F) can still be zero.
+"""The gradient highway: the shortcut's term g always arrives, yet g·(I + J_F) can still be zero.
 
 Letters: d stream width, L blocks, g = ∂L/∂y the upstream gradient, J_F a branch's Jacobian.
 Run `python -m snippets.gradient_highway.cancelling_branch` to print what the page states.

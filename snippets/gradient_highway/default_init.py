@@ -1,4 +1,5 @@
-"""Part 3: PyTorch's default nn.Linear initialisation, measured against He initialisation."""
+"""The gradient highway: PyTorch's default nn.Linear initialisation, measured against He
+initialisation."""
 
 from __future__ import annotations
 

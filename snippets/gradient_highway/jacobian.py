@@ -1,4 +1,4 @@
-"""Part 3: the Jacobian of y = x + F(x) is I + ∂F/∂x, checked against autograd.
+"""The gradient highway: the Jacobian of y = x + F(x) is I + ∂F/∂x, checked against autograd.
 
 Letters: d stream width; g the upstream gradient ∂L/∂y (a row vector of width d).
 Float64 throughout, so that comparisons are limited by the maths, not by rounding.

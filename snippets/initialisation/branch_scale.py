@@ -1,4 +1,5 @@
-"""Part 5: how big a pre-norm block's write is next to the stream it is added to, at default init.
+"""The residual stream: how big a pre-norm block's write is next to the stream it is added to, at
+default init.
 
 Letters: N batch size, d stream width, σ the RMS of the stream entering the block.
 """

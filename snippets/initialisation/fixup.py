@@ -1,4 +1,5 @@
-"""Part 5: Fixup's rescaling (Zhang, Dauphin and Ma 2019) and what it does once branches leave 0.
+"""Initialisation and scale: Fixup's rescaling (Zhang, Dauphin and Ma 2019) and what it does once
+branches leave 0.
 
 Letters: N batch size, d stream width, L number of residual branches, m weight layers per branch.
 """

@@ -1,4 +1,5 @@
-"""Part 5: how much one optimiser step changes a residual stack's function, against depth.
+"""Initialisation and scale: how much one optimiser step changes a residual stack's function,
+against depth.
 
 Letters: N batch size, d stream width, L number of residual branches, η the learning rate,
 α a fixed multiplier on every branch, r a random direction that defines the loss Σ r·f(x).
@@ -21,7 +22,7 @@ DEPTHS = (4, 16, 64)
 
 # --8<-- [start:one_step]
 class ScaledBlock(ResidualBlock):
-    """y = x + α·F(x): Part 2's block with a fixed multiplier on its branch."""
+    """y = x + α·F(x): the residual-block page's block with a fixed multiplier on its branch."""
 
     def __init__(self, d: int, alpha: float) -> None:
         super().__init__(d)

@@ -1,4 +1,5 @@
-"""Part 5: ReZero (Bachlechner et al. 2020), y = x + α·F(x) with a learned scalar α, 0 at first.
+"""Initialisation and scale: ReZero (Bachlechner et al. 2020), y = x + α·F(x) with a learned
+scalar α, 0 at first.
 
 Letters: N batch size, d stream width, L depth in blocks; g = ∂L/∂y the upstream gradient, (N, d).
 """

@@ -1,5 +1,6 @@
 # site: not-a-listing (measurement harness around rezero.py's ReZeroBlock and train())
-"""Part 5: ReZero's α = 0 together with a zeroed last layer leaves nothing that can move.
+"""Initialisation and scale: ReZero's α = 0 together with a zeroed last layer leaves nothing that
+can move.
 
 Letters: d width, L blocks, α ReZero's scalar.
 Run `python -m snippets.initialisation.rezero_zero_last` to print what the page states.

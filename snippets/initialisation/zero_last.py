@@ -1,4 +1,5 @@
-"""Part 5: how far a residual stack starts from the identity, with and without a zeroed last layer.
+"""Initialisation and scale: how far a residual stack starts from the identity, with and without a
+zeroed last layer.
 
 Letters: N batch size, d stream width, L depth in blocks; h_L the stack's output for input x.
 """
@@ -31,7 +32,7 @@ def relative_deviation(stack: nn.Sequential, x: torch.Tensor) -> list[float]:
 
 
 def build(depth: int, d: int, init: str) -> nn.Sequential:
-    """Part 2's residual blocks; 'zero last layer' zeros each branch's W2 and b2."""
+    """Residual blocks as on the residual-block page; 'zero last layer' zeros each W2 and b2."""
     if init == "zero last layer":
         return nn.Sequential(
             *(zero_branch(block) for block in make_stack(depth, d, residual=True))

@@ -1,7 +1,8 @@
 """Lab 1: how much each block of a 500-block BatchNorm ResNet writes, against its depth.
 
 Letters: L blocks (500), l a block's depth (1..L), h_l the stream entering block l, F_l its
-branch, N batch size (128). The block is Part 1's (snippets/degradation/training_curves.py):
+branch, N batch size (128). The block is the degradation miniature's
+(snippets/degradation/training_curves.py):
 h_{l+1} = ReLU(h_l + F_l(h_l)), its branch ending in BatchNorm, at He initialisation.
 Run `python -m snippets.lab_paths.bn_depth` to print what the page states.
 """
@@ -76,7 +77,8 @@ class Result:
 def measure(
     device: str = "cpu", seed: int = 0, blocks: int = BLOCKS, variants=VARIANTS
 ) -> Result:
-    """One He-initialised ResNet of Part 1's blocks: as built, without norm, SkipInit."""
+    """One He-initialised ResNet of the degradation miniature's blocks: as built, without norm,
+    SkipInit."""
     x = make_data(seed)[0][:BATCH].double().to(device)  # (N, 16)
     torch.manual_seed(seed)
     built = make_net(blocks, residual=True).double().to(device)

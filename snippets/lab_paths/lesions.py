@@ -1,8 +1,10 @@
-"""Lab 1: delete or swap single blocks of Part 1's trained nets; then train with drop-path.
+"""Lab 1: delete or swap single blocks of the degradation miniature's trained nets; then train
+with drop-path.
 
 Letters: L blocks (6), N training points, p_l the probability that block l's branch is
 dropped for one training point (stochastic depth's linear rule, up to 0.5 at the top).
-The nets, data and training loop are Part 1's (snippets/degradation/training_curves.py).
+The nets, data and training loop are the degradation miniature's
+(snippets/degradation/training_curves.py).
 Run `python -m snippets.lab_paths.lesions` to print what the page states.
 """
 
@@ -44,7 +46,8 @@ def swap_blocks(net: nn.Sequential, i: int) -> nn.Sequential:
 
 # --8<-- [start:drop_path]
 class DropPath(nn.Module):
-    """Part 1's block, its branch skipped for a random share p of training points."""
+    """The degradation miniature's block, its branch skipped for a random share p of training
+    points."""
 
     def __init__(self, block: ResidualBlock, p: float) -> None:
         super().__init__()
@@ -96,7 +99,8 @@ def lesions(net: nn.Sequential, x: Tensor, y: Tensor, blocks: int) -> Lesions:
 
 
 def measure(device: str = "cpu", seed: int = 0, blocks: int = BLOCKS) -> Result:
-    """Train the three nets on Part 1's data and recipe, from one seed, then lesion each."""
+    """Train the three nets on the degradation miniature's data and recipe, from one seed, then
+    lesion each."""
     x, y = (t.to(device) for t in make_data(seed))
     out = {}
     with one_thread():

@@ -1,4 +1,5 @@
-"""Lab 1: the input gradient of Part 3's residual stacks, split into its paths by length.
+"""Lab 1: the input gradient of the gradient-highway page's residual stacks, split into its paths
+by length.
 
 Letters: N inputs (4), d width (128), L depth in blocks, k a path's length (how many branches
 it passes through), J_k the Jacobian of block k's branch, g the upstream gradient.
@@ -98,7 +99,9 @@ def one_stack(depth: int, init: str, seed: int, device: str) -> Depth:
     gen = torch.Generator().manual_seed(seed)
     size = per_path_sizes(g, jac, PATHS, gen).tolist()
     share = [math.comb(depth, k) * s for k, s in enumerate(size)]
-    gain = (1 / 18) ** 0.5 if init == "default" else 2**0.5  # Part 3's per-branch gains
+    gain = (
+        (1 / 18) ** 0.5 if init == "default" else 2**0.5
+    )  # the gradient-highway page's per-branch gains
     return Depth(
         depth,
         relative_error(terms.sum(0), xg.grad.cpu()),

@@ -1,8 +1,9 @@
-"""Lab 1: how alike are the input gradients of Part 1's nets at neighbouring inputs?
+"""Lab 1: how alike are the input gradients of the degradation miniature's nets at neighbouring
+inputs?
 
 Letters: n grid points (1024) on a line t·v through the input space, t from -2 to 2;
 s(t) the gradient of the first logit along the line; L depth in blocks; r the correlation
-of s between neighbouring grid points. The nets are Part 1's, at initialisation.
+of s between neighbouring grid points. The nets are the degradation miniature's, at initialisation.
 Run `python -m snippets.lab_paths.shattered` to print what the page states.
 """
 
@@ -54,7 +55,8 @@ class Result:
 
 
 def measure(device: str = "cpu", seed: int = 0) -> Result:
-    """Both kinds of Part 1 net at every depth, each built and probed from the same seed."""
+    """Both kinds of degradation-miniature net at every depth, each built and probed from the same
+    seed."""
     r: dict[str, dict[int, float]] = {"plain": {}, "residual": {}}
     curves = {}
     for kind in r:

@@ -2,7 +2,8 @@
 
 Letters: N batch size, d stream width, l the block index, h_l the stream after block l,
 ρ² = E‖F(h)‖² / ‖h‖², the branch's output energy relative to its input at initialisation.
-The block is Part 2's identity-shortcut block; zeroing its last layer is Part 2's zero_branch.
+The block is the residual-block page's identity-shortcut block; zeroing its last layer is the
+residual-block page's zero_branch.
 Run `python -m snippets.mistakes.large_init` to print what the page states.
 """
 

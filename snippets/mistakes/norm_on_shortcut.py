@@ -2,7 +2,7 @@
 
 Letters: N batch size, d stream width, L depth in blocks, σ the standard deviation of one
 stream vector's d entries; LN is LayerNorm. The pre-norm and post-norm blocks it is compared
-with are Part 4's.
+with are the residual-stream page's.
 Run `python -m snippets.mistakes.norm_on_shortcut` to print what the page states.
 """
 

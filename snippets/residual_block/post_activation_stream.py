@@ -1,4 +1,5 @@
-"""Part 2: what the post-activation block's final ReLU does to the stream it really receives.
+"""The residual block: what the post-activation block's final ReLU does to the stream it really
+receives.
 
 Letters: N batch size, d stream width. In a post-activation network every block's input is the
 previous block's output, which came out of a ReLU: the stream is non-negative.
@@ -54,7 +55,9 @@ def measure(
 ) -> Result:
     """Make a stream with one post-activation block; feed it to a zeroed and an active block."""
     torch.manual_seed(seed)
-    signed = 3 * torch.randn(batch, d, device=device)  # (N, d): Part 2's signed batch
+    signed = 3 * torch.randn(
+        batch, d, device=device
+    )  # (N, d): the residual-block page's signed batch
     with torch.no_grad():
         stream = PostActBlock(d).to(device)(
             signed

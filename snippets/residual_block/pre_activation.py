@@ -1,4 +1,5 @@
-"""Part 2: post-activation (He et al. 2015) versus pre-activation (He et al. 2016) block order.
+"""The residual block: post-activation (He et al. 2015) versus pre-activation (He et al. 2016)
+block order.
 
 Letters: N batch size, d stream width. BN is BatchNorm1d, the fully connected analogue of the
 convolutional blocks in the papers.

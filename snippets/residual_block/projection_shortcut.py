@@ -1,4 +1,5 @@
-"""Part 2: a projection shortcut for blocks that change width, and what happens without one.
+"""The residual block: a projection shortcut for blocks that change width, and what happens
+without one.
 
 Letters: N batch size, d_in and d_out the widths before and after the block, e expansion factor.
 """

@@ -1,4 +1,5 @@
-"""Part 4: how the size of the stream changes with depth: plain residual, pre-norm, post-norm.
+"""The residual stream: how the size of the stream changes with depth: plain residual, pre-norm,
+post-norm.
 
 Letters: N batch size, d stream width, L depth in blocks; RMS(h) = sqrt(mean of h²).
 """

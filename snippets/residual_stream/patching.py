@@ -1,4 +1,5 @@
-"""Part 4: write an edit into the stream after block k and look for it at the end of the stack.
+"""The residual stream: write an edit into the stream after block k and look for it at the end of
+the stack.
 
 Letters: N batch size, d stream width, L depth in blocks, k the block after which δ is added.
 """

@@ -1,4 +1,5 @@
-"""Part 4: pre-norm and post-norm blocks, and the Jacobian of a pre-norm block whose branch is zero.
+"""The residual stream: pre-norm and post-norm blocks, and the Jacobian of a pre-norm block whose
+branch is zero.
 
 Letters: N batch size, d stream width, e expansion factor of the branch; LN is LayerNorm.
 Run `python -m snippets.residual_stream.prenorm` to print what the page states.

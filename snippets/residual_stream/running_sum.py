@@ -1,4 +1,4 @@
-"""Part 4: a residual stack read as a running sum, with every block's write recorded.
+"""The residual stream: a residual stack read as a running sum, with every block's write recorded.
 
 Letters: N batch size, d stream width, L depth in blocks; h_l is the stream after block l and
 F_l(h_{l-1}) the write of block l.

@@ -1,4 +1,5 @@
-"""Part 7: DenseNet-style concatenation in an MLP: its width, and the memory backward needs.
+"""Other skip patterns: DenseNet-style concatenation in an MLP: its width, and the memory backward
+needs.
 
 Letters: N batch size, k0 the input width, k the growth rate (features each layer adds), L depth,
 d the residual stream's width. Memory is the bytes of the tensors autograd saves for the backward

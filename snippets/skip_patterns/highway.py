@@ -1,4 +1,5 @@
-"""Part 7: a highway block (Srivastava et al. 2015): how near the identity, at what cost.
+"""Other skip patterns: a highway block (Srivastava et al. 2015): how near the identity, at what
+cost.
 
 Letters: N batch size, d width, H the transform (Linear -> ReLU), T = sigmoid(W_T x + b_T) the
 transform gate, so that y = T·H(x) + (1 − T)·x, element by element.

@@ -1,4 +1,4 @@
-"""Part 7: across depth the carry paths of a highway stack multiply, (1 − T) per block.
+"""Other skip patterns: across depth the carry paths of a highway stack multiply, (1 − T) per block.
 
 Letters: d width, L blocks, g = ∂L/∂y the upstream gradient, T = σ(b_T) a constant gate (W_T = 0).
 Float64, so that the comparison with the closed form sees the maths, not rounding.

@@ -1,4 +1,5 @@
-"""Part 7: how the gradient reaching x splits inside a highway block, checked against autograd.
+"""Other skip patterns: how the gradient reaching x splits inside a highway block, checked against
+autograd.
 
 Letters: d width, g = ∂L/∂y the upstream gradient, T the gate, H the transform, J_H its Jacobian,
 W_T the gate's weight; ⊙ is element-wise. Float64, so that comparisons see the maths, not rounding.

@@ -1,4 +1,4 @@
-"""Claims of Part 1 about the constructed solution and how far blocks start from the identity."""
+"""Claims of "The degradation problem" about the constructed solution and how far blocks start from the identity."""
 
 import pytest
 import torch

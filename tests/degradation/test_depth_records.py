@@ -1,4 +1,4 @@
-"""Claims of Part 1 computed from published depths and error rates."""
+"""Claims of "The degradation problem" computed from published depths and error rates."""
 
 import pytest
 

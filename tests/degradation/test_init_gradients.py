@@ -1,4 +1,5 @@
-"""Claims of Part 1 about a deep plain BatchNorm stack's input gradient at initialisation (5 seeds)."""
+"""Claims of "The degradation problem" about a deep plain BatchNorm stack's input gradient at initialisation (5
+seeds)."""
 
 import inspect
 import itertools

@@ -1,4 +1,4 @@
-"""Claims of Part 1: the miniature of He et al.'s Figure 1 (training loss of three nets, 5 seeds)."""
+"""Claims of "The degradation problem": the miniature of He et al.'s Figure 1 (training loss of three nets, 5 seeds)."""
 
 import math
 import statistics

@@ -1,4 +1,4 @@
-"""Claims of Part 6 about DenseNet-121 built layer by layer."""
+"""Claims of "Depth versus width" about DenseNet-121 built layer by layer."""
 
 import pytest
 

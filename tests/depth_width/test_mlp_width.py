@@ -1,4 +1,4 @@
-"""Claims of Part 6 about how a residual MLP block's size scales with its widths."""
+"""Claims of "Depth versus width" about how a residual MLP block's size scales with its widths."""
 
 from collections.abc import Callable
 

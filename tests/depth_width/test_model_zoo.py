@@ -1,4 +1,5 @@
-"""Claims of Part 6 comparing depth and width on ImageNet (counts computed here, accuracies from torchvision)."""
+"""Claims of "Depth versus width" comparing depth and width on ImageNet (counts computed here, accuracies from
+torchvision)."""
 
 import pytest
 

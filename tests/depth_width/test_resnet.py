@@ -1,4 +1,4 @@
-"""Claims of Part 6 about the ResNets built layer by layer."""
+"""Claims of "Depth versus width" about the ResNets built layer by layer."""
 
 import pytest
 import torch

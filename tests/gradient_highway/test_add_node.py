@@ -1,4 +1,4 @@
-"""Claims of Part 3 about the backward rule of the + node."""
+"""Claims of "The gradient highway" about the backward rule of the + node."""
 
 import pytest
 

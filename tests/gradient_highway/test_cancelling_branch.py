@@ -1,4 +1,4 @@
-"""Claims of Part 3: the shortcut guarantees the term g, not a non-zero gradient."""
+"""Claims of "The gradient highway": the shortcut guarantees the term g, not a non-zero gradient."""
 
 import pytest
 

@@ -1,4 +1,4 @@
-"""Claims of Part 3 about PyTorch's default initialisation of nn.Linear."""
+"""Claims of "The gradient highway" about PyTorch's default initialisation of nn.Linear."""
 
 import pytest
 

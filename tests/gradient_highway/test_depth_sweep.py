@@ -1,4 +1,4 @@
-"""Claims of Part 3 about input gradients of plain and residual stacks across depth (5 seeds)."""
+"""Claims of "The gradient highway" about input gradients of plain and residual stacks across depth (5 seeds)."""
 
 import inspect
 import statistics

@@ -1,4 +1,4 @@
-"""Claims of Part 3 about the Jacobian of one residual block."""
+"""Claims of "The gradient highway" about the Jacobian of one residual block."""
 
 import pytest
 import torch

@@ -1,4 +1,4 @@
-"""Claims of Part 5 about the size of a pre-norm block's write at initialisation."""
+"""Claims of "The residual stream" about the size of a pre-norm block's write at initialisation."""
 
 import inspect
 import statistics
@@ -7,7 +7,7 @@ import pytest
 
 from snippets.initialisation import branch_scale as snippet
 
-PAGE = "module/initialisation.md"
+PAGE = "module/residual-stream.md"  # shown where the pre-norm block is built
 SEEDS = range(5)
 
 

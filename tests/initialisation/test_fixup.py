@@ -1,4 +1,4 @@
-"""Claims of Part 5 about Fixup's rescaling."""
+"""Claims of "Initialisation and scale" about Fixup's rescaling."""
 
 import inspect
 import math

@@ -1,4 +1,4 @@
-"""Claims of Part 5 about the size of one optimiser step in a deep residual stack."""
+"""Claims of "Initialisation and scale" about the size of one optimiser step in a deep residual stack."""
 
 import statistics
 

@@ -1,4 +1,4 @@
-"""Claims of Part 5 about ReZero."""
+"""Claims of "Initialisation and scale" about ReZero."""
 
 import inspect
 import statistics

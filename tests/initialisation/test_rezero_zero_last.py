@@ -1,4 +1,4 @@
-"""Claim of Part 5: ReZero plus a zeroed last layer never learns."""
+"""Claim of "Initialisation and scale": ReZero plus a zeroed last layer never learns."""
 
 import pytest
 

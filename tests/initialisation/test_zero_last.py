@@ -1,4 +1,4 @@
-"""Claims of Part 5 about zero-initialised last layers and the distance from the identity."""
+"""Claims of "Initialisation and scale" about zero-initialised last layers and the distance from the identity."""
 
 import inspect
 import statistics

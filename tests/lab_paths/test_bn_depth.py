@@ -34,7 +34,8 @@ def one_over_sqrt_depth(ratio: list[float], power: list[float]) -> None:
 
 
 @pytest.mark.claim(
-    "In a 500-block ResNet of Part 1's BatchNorm blocks at initialisation, the stream's mean square grows "
+    "In a 500-block ResNet of the degradation miniature's BatchNorm blocks at initialisation, the stream's mean "
+    "square grows "
     "about like l and each block's write relative to the stream falls about like l^(-1/2) (log-log "
     "slopes within 0.2 of 1 and within 0.15 of -1/2 from block 10 on, in every one of 5 "
     "seeds); the same blocks without BatchNorm show no such fall.",

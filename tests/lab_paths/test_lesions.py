@@ -1,4 +1,5 @@
-"""Claims of Lab 1 about deleting blocks of Part 1's trained nets, with and without drop-path (5 seeds)."""
+"""Claims of Lab 1 about deleting blocks of the degradation miniature's trained nets, with and without drop-path (5
+seeds)."""
 
 import statistics
 
@@ -42,7 +43,8 @@ def collapses(net) -> None:
 
 
 @pytest.mark.claim(
-    "Delete any one block of Part 1's trained 6-block plain net and its training error rises above 0.7 "
+    "Delete any one block of the degradation miniature's trained 6-block plain net and its training error rises "
+    "above 0.7 "
     "(chance is 0.9); delete one of the trained residual net's and its mean error over the six deletions "
     "stays below 0.5, below 0.25 for the last block, in every one of 5 seeds.",
     page=PAGE,

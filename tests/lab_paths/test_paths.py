@@ -1,4 +1,4 @@
-"""Claims of Lab 1 about the paths of Part 3's residual stacks (5 seeds)."""
+"""Claims of Lab 1 about the paths of the gradient-highway page's residual stacks (5 seeds)."""
 
 import math
 import statistics
@@ -25,7 +25,7 @@ def stacks(runs) -> list:
 
 
 @pytest.mark.claim(
-    "Split by length, the paths of Part 3's residual stacks add up to the input gradient autograd "
+    "Split by length, the paths of the gradient-highway page's residual stacks add up to the input gradient autograd "
     "computes (relative difference below 1e-12 at every depth and both inits, 5 seeds); the same "
     "paths are nowhere near the gradient of the plain stack built from the same branches.",
     page=PAGE,
@@ -61,7 +61,8 @@ def median_share(stacks_: list) -> list[float]:
 
 
 @pytest.mark.claim(
-    "In Part 3's residual stacks at PyTorch's default init, paths through fewer than a quarter of the "
+    "In the gradient-highway page's residual stacks at PyTorch's default init, paths through fewer than a quarter of "
+    "the "
     "blocks carry the gradient: the gradient-weighted mean path length is below L/4 at every depth in "
     "every one of 5 seeds, against L/2 by count, and within 10% of the branch-gain prediction; under "
     "He init it is above L/2.",

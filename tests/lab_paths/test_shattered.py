@@ -1,4 +1,5 @@
-"""Claims of Lab 1 about the correlation of neighbouring input gradients in Part 1's nets (5 seeds)."""
+"""Claims of Lab 1 about the correlation of neighbouring input gradients in the degradation miniature's nets (5
+seeds)."""
 
 import statistics
 
@@ -22,7 +23,8 @@ def at(runs, kind: str, depth: int) -> list[float]:
 
 
 @pytest.mark.claim(
-    "At initialisation, at 16 blocks, the gradients of Part 1's plain BN net at neighbouring inputs are "
+    "At initialisation, at 16 blocks, the gradients of the degradation miniature's plain BN net at neighbouring "
+    "inputs are "
     "uncorrelated (|r| below 0.25 in every one of 5 seeds), while the residual net's stay correlated "
     "(r above 0.5).",
     page=PAGE,

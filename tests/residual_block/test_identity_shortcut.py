@@ -1,4 +1,4 @@
-"""Claims of Part 2 about the identity-shortcut block."""
+"""Claims of "The residual block" about the identity-shortcut block."""
 
 from dataclasses import dataclass
 

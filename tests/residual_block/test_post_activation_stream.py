@@ -1,4 +1,4 @@
-"""Claims of Part 2 about the post-activation block on the stream it really receives."""
+"""Claims of "The residual block" about the post-activation block on the stream it really receives."""
 
 import statistics
 

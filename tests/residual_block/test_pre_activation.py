@@ -1,4 +1,4 @@
-"""Claims of Part 2 about pre- versus post-activation order."""
+"""Claims of "The residual block" about pre- versus post-activation order."""
 
 import pytest
 

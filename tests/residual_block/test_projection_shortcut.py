@@ -1,4 +1,4 @@
-"""Claims of Part 2 about width-changing blocks."""
+"""Claims of "The residual block" about width-changing blocks."""
 
 import pytest
 

@@ -1,4 +1,4 @@
-"""Claims of Part 4 about the size of the stream across depth."""
+"""Claims of "The residual stream" about the size of the stream across depth."""
 
 import inspect
 import statistics

@@ -1,4 +1,4 @@
-"""Claims of Part 4 about an edit written into the stream and found again at the end."""
+"""Claims of "The residual stream" about an edit written into the stream and found again at the end."""
 
 import statistics
 

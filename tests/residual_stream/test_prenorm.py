@@ -1,4 +1,4 @@
-"""Claims of Part 4 about the pre-norm shortcut's Jacobian."""
+"""Claims of "The residual stream" about the pre-norm shortcut's Jacobian."""
 
 import pytest
 

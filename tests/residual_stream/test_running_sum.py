@@ -1,4 +1,4 @@
-"""Claims of Part 4 about the stream as a running sum of writes."""
+"""Claims of "The residual stream" about the stream as a running sum of writes."""
 
 import inspect
 

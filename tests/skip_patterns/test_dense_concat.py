@@ -1,4 +1,4 @@
-"""Claims of Part 7 about concatenation: its width, and the activation memory backward keeps."""
+"""Claims of "Other skip patterns" about concatenation: its width, and the activation memory backward keeps."""
 
 import pytest
 

@@ -1,4 +1,4 @@
-"""Claims of Part 7 about the highway block: how near it gets to the identity, and its parameters."""
+"""Claims of "Other skip patterns" about the highway block: how near it gets to the identity, and its parameters."""
 
 import math
 from collections.abc import Callable
@@ -85,7 +85,7 @@ def test_highway_output_rounds_to_x_below_half_an_ulp(claim, result):
 
 @pytest.mark.claim(
     "The gate costs d² + d parameters per block (W_T and b_T): it doubles a highway layer over a residual block "
-    "with the same one-layer H, and adds 12.6% to Part 2's expansion-4 MLP block.",
+    "with the same one-layer H, and adds 12.6% to the residual-block page's expansion-4 MLP block.",
     page=PAGE,
 )
 def test_highway_gate_adds_d_squared_plus_d_parameters(claim, result):

@@ -1,4 +1,4 @@
-"""Claims of Part 7 about highway carry paths across depth."""
+"""Claims of "Other skip patterns" about highway carry paths across depth."""
 
 import math
 

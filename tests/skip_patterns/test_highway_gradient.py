@@ -1,4 +1,4 @@
-"""Claims of Part 7 about how the gradient splits inside a highway block."""
+"""Claims of "Other skip patterns" about how the gradient splits inside a highway block."""
 
 import pytest
 import torch

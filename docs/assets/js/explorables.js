@@ -110,7 +110,7 @@
     return dd;
   }
 
-  // Part 3: input-gradient norm against depth; the depth under a slider, default or He init.
+  // The gradient highway: input-gradient norm against depth; the depth under a slider, default or He init.
   function depthSlider(figure, data) {
     var ui = shell(figure, "Input-gradient norm against depth for plain and residual stacks");
     var inits = Object.keys(data.inits);
@@ -148,7 +148,7 @@
     update();
   }
 
-  // Part 4: the stream's size block by block; a slider over the block, a toggle per series.
+  // The residual stream: the stream's size block by block; a slider over the block, a toggle per series.
   function blockSlider(figure, data) {
     var ui = shell(figure, "The stream's RMS relative to the input against the block index");
     var names = Object.keys(data.labels);
