@@ -110,7 +110,7 @@ def measure(
     with torch.no_grad():
         width_at_100 = (
             DenseStack(k0, k, 100).to(device)(x[:1]).shape[-1]
-        )  # the brief's example
+        )  # the width at depth 100 that the skip-patterns page quotes
     return Result(k0, k, n, widths, saved, predicted, width_at_100, residual_widths)
 
 

@@ -63,7 +63,7 @@ def test_stream_growth_by_block_50_follows_branch_energy(claim, results):
     rows = [[b, *spread("default", b), *spread("he", b)] for b in blocks]
     cols = ["block l", "default median", "default min", "default max", "He median", "He min", "He max"]
     rho2 = {i: statistics.median(r.first_block_rho2[i] for r in results) for i in ("default", "he")}
-    # The branch-to-stream ratio that would make the brief's 10× come true at block 50.
+    # The branch-to-stream ratio that would make a tenfold growth by block 50 come true.
     rho_for_10x = math.sqrt(10 ** (2 / 50) - 1)
     claim.record(
         table={"columns": cols, "rows": rows},
