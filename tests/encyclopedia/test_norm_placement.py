@@ -1,0 +1,215 @@
+"""Claims of the entry "Normalisation placement": four placements of LayerNorm at initialisation, float64."""
+
+import math
+import statistics
+
+import pytest
+
+from snippets.encyclopedia import norm_placement as snippet
+
+PAGE = "encyclopedia/normalisation-placement.md"
+
+
+@pytest.fixture(scope="module")
+def r(device):
+    """Every placement's 48-sublayer stacks and one-step stacks at 2, 8 and 32 sublayers, 5 seeds."""
+    return snippet.measure(device, seed=0, seeds=5)
+
+
+def quarter_ratio(values: list[float]) -> float:
+    """Mean of the last quarter over the mean of the first quarter."""
+    q = len(values) // 4
+    return (sum(values[-q:]) / q) / (sum(values[:q]) / q)
+
+
+@pytest.mark.claim(
+    "In a 48-sublayer post-norm stack every sublayer's write is about the same fraction of the stream it "
+    "is added to: the last quarter's relative write is within 0.8× to 1.25× of the first quarter's in each of "
+    "5 seeds; in the pre-norm stack it is not.",
+    page=PAGE,
+)
+def test_postnorm_writes_the_same_fraction_at_every_depth(claim, r):
+    def constant_fraction(runs: list[list[float]]) -> None:
+        for rho in runs:
+            assert 0.8 < quarter_ratio(rho) < 1.25, quarter_ratio(rho)
+
+    claim.check(constant_fraction, r.rho["post"])
+    claim.rejects(constant_fraction, r.rho["pre"], because="the pre-norm stack, whose stream grows")
+    post = r.median("rho", "post")
+    claim.record(
+        bounds={"lower": 0.8, "upper": 1.25},
+        L=r.L,
+        d=r.d,
+        seeds=r.seeds,
+        first=post[0],
+        last=post[-1],
+        quarter_ratio=statistics.median(quarter_ratio(x) for x in r.rho["post"]),
+        deepnorm_first=r.median("rho", "deepnorm")[0],
+        deepnorm_last=r.median("rho", "deepnorm")[-1],
+        deepnorm_quarter_ratio=statistics.median(quarter_ratio(x) for x in r.rho["deepnorm"]),
+    )
+
+
+@pytest.mark.claim(
+    "In a 48-sublayer pre-norm stack every write keeps its size (it varies under 1.5× across the stack) while "
+    "the stream grows, so the relative write of the last quarter is under half the first quarter's, in each "
+    "of 5 seeds; post-norm writes keep their share.",
+    page=PAGE,
+)
+def test_prenorm_writes_keep_their_size_and_lose_their_share(claim, r):
+    def diluted(sizes: list[list[float]], rhos: list[list[float]]) -> None:
+        for size, rho in zip(sizes, rhos, strict=True):
+            assert max(size) / min(size) < 1.5, size
+            assert quarter_ratio(rho) < 0.5, quarter_ratio(rho)
+
+    claim.check(diluted, r.size["pre"], r.rho["pre"])
+    claim.rejects(
+        diluted, r.size["post"], r.rho["post"], because="the post-norm stack, whose stream stays at unit scale"
+    )
+    pre, peri = r.median("rho", "pre"), r.median("rho", "peri")
+    claim.record(
+        bounds={"size spread under": 1.5, "share ratio under": 0.5},
+        seeds=r.seeds,
+        L=r.L,
+        size_spread_max=max(max(s) / min(s) for s in r.size["pre"]),
+        quarter_ratio=statistics.median(quarter_ratio(x) for x in r.rho["pre"]),
+        first=pre[0],
+        last=pre[-1],
+        peri_first=peri[0],
+        peri_last=peri[-1],
+        table={
+            "columns": ["sublayer l", "post-norm", "pre-norm", "peri-norm", "DeepNorm"],
+            "rows": [
+                [ell + 1, *(r.median("rho", p)[ell] for p in ("post", "pre", "peri", "deepnorm"))]
+                for ell in (0, 1, 3, 7, 15, 23, 31, 47)
+            ],
+        },
+    )
+
+
+@pytest.mark.claim(
+    "Every peri-norm write has the size √d per token (to 1e-4 relative, from LayerNorm's ε) at every one of 48 "
+    "sublayers and 5 seeds, whatever the branch's weights; a pre-norm write's size is set by its weights.",
+    page=PAGE,
+)
+def test_perinorm_writes_have_a_fixed_size(claim, r):
+    root_d = math.sqrt(r.d)
+
+    def fixed(sizes: list[list[float]]) -> None:
+        for size in sizes:
+            assert all(math.isclose(s, root_d, rel_tol=1e-4) for s in size), size
+
+    claim.check(fixed, r.size["peri"])
+    claim.rejects(fixed, r.size["pre"], because="pre-norm writes, sized by the branch's weights")
+    claim.record(
+        d=r.d,
+        sqrt_d=root_d,
+        tolerance=1e-4,
+        max_error=max(abs(s - root_d) / root_d for size in r.size["peri"] for s in size),
+        pre_size=statistics.median(s for size in r.size["pre"] for s in size),
+        seeds=r.seeds,
+        L=r.L,
+    )
+
+
+@pytest.mark.claim(
+    "DeepNorm's constants, α⁴ = 2N and β⁴ = 1/(8N), make 2N·(β/α)² equal 1/2 and 2N·β/α equal √N for every N "
+    "from 1 to 1000 layers (float64, to 1e-12); α alone, or plain post-norm, lets 2N·(β/α)² grow with N.",
+    page=PAGE,
+    device_independent="arithmetic on the constants in Python floats",
+)
+def test_deepnorm_constants_fix_the_update_budget(claim, r):
+    def budget(pairs: list[tuple[float, float]]) -> None:
+        for n, (squares, straight) in zip(r.layers, pairs, strict=True):
+            assert math.isclose(squares, 0.5, rel_tol=1e-12), (n, squares)
+            assert math.isclose(straight, math.sqrt(n), rel_tol=1e-12), (n, straight)
+
+    claim.check(budget, r.budgets["deepnorm"])
+    claim.rejects(budget, r.budgets["alpha"], because="α alone, β = 1")
+    claim.rejects(budget, r.budgets["post"], because="post-norm, α = β = 1")
+    claim.record(
+        smallest=r.layers[0],
+        largest=r.layers[-1],
+        tolerance=1e-12,
+        squares=r.budgets["deepnorm"][-1][0],
+        alpha_only_largest=r.budgets["alpha"][-1][0],
+        post_largest=r.budgets["post"][-1][0],
+        max_error=max(abs(s - 0.5) / 0.5 for s, _ in r.budgets["deepnorm"]),
+    )
+
+
+def growth(changes: list[float]) -> float:
+    return changes[-1] / changes[0]
+
+
+@pytest.mark.claim(
+    "One SGD step (learning rate 0.1) changes a post-norm stack's output more than 20× as much at 32 sublayers "
+    "as at 2 (median of 5 seeds); with DeepNorm's α and β the change grows under 2× over the same depths.",
+    page=PAGE,
+)
+def test_one_sgd_step_grows_with_depth_in_postnorm_not_in_deepnorm(claim, r):
+    def bounded(changes: list[float]) -> None:
+        assert growth(changes) < 2, changes
+
+    def grows(changes: list[float]) -> None:
+        assert growth(changes) > 20, changes
+
+    claim.check(bounded, r.step["sgd deepnorm"])
+    claim.rejects(bounded, r.step["sgd post"], because="post-norm")
+    claim.check(grows, r.step["sgd post"])
+    claim.rejects(grows, r.step["sgd deepnorm"], because="DeepNorm")
+    rows = [
+        [n, *(r.step[k][i] for k in ("sgd post", "sgd pre", "sgd deepnorm", "adam post", "adam deepnorm"))]
+        for i, n in enumerate(r.depths)
+    ]
+    claim.record(
+        bounds={"post grows over": 20, "deepnorm grows under": 2},
+        lr=r.lr["sgd"],
+        seeds=r.seeds,
+        shallow=r.depths[0],
+        deep=r.depths[-1],
+        depths=r.depths,
+        post_growth=growth(r.step["sgd post"]),
+        deepnorm_growth=growth(r.step["sgd deepnorm"]),
+        pre_growth=growth(r.step["sgd pre"]),
+        post_deep=r.step["sgd post"][-1],
+        deepnorm_deep=r.step["sgd deepnorm"][-1],
+        step=r.step,
+        table={
+            "columns": [
+                "sublayers L",
+                "SGD, post-norm",
+                "SGD, pre-norm",
+                "SGD, DeepNorm",
+                "Adam, post-norm",
+                "Adam, DeepNorm",
+            ],
+            "rows": rows,
+        },
+    )
+
+
+@pytest.mark.claim(
+    "One Adam step (learning rate 1e-3) changes a DeepNorm stack's output about √N times as much at N layers: "
+    "the growth from 2 to 32 sublayers is within 0.75× to 1.33× of √(32/2) (median of 5 seeds), the size of 2N "
+    "changes of β/α each that point the same way; post-norm's grows further.",
+    page=PAGE,
+)
+def test_one_adam_step_grows_as_root_n_with_deepnorm(claim, r):
+    expected = math.sqrt(r.depths[-1] / r.depths[0])
+
+    def root_n(changes: list[float]) -> None:
+        assert 0.75 < growth(changes) / expected < 1.33, (growth(changes), expected)
+
+    claim.check(root_n, r.step["adam deepnorm"])
+    claim.rejects(root_n, r.step["adam post"], because="post-norm")
+    claim.record(
+        bounds={"lower": 0.75, "upper": 1.33},
+        lr=r.lr["adam"],
+        seeds=r.seeds,
+        expected=expected,
+        deepnorm_growth=growth(r.step["adam deepnorm"]),
+        post_growth=growth(r.step["adam post"]),
+        shallow=r.depths[0],
+        deep=r.depths[-1],
+    )
