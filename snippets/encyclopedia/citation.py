@@ -155,6 +155,50 @@ ENTRIES = {
             " Garrison W. Cottrell; Julian McAuley",
         ),
     ),
+    "normalisation-placement": (
+        entry(
+            "normplacement2026",
+            "Normalisation Placement",
+            "normalisation-placement",
+        ),
+        arxiv(
+            "xiong2020layer",
+            "On Layer Normalization in the Transformer Architecture",
+            2020,
+            "2002.04745",
+            "cs.LG",
+            "Ruibin Xiong; Yunchang Yang; Di He; Kai Zheng; Shuxin Zheng; Chen Xing;"
+            " Huishuai Zhang; Yanyan Lan; Liwei Wang; Tie-Yan Liu",
+            note="Published in the Proceedings of ICML 2020",
+        ),
+        arxiv(
+            "liu2020understanding",
+            "Understanding the Difficulty of Training Transformers",
+            2020,
+            "2004.08249",
+            "cs.LG",
+            "Liyuan Liu; Xiaodong Liu; Jianfeng Gao; Weizhu Chen; Jiawei Han",
+            note="Published in the Proceedings of EMNLP 2020",
+        ),
+        arxiv(
+            "wang2022deepnet",
+            "DeepNet: Scaling Transformers to 1,000 Layers",
+            2022,
+            "2203.00555",
+            "cs.CL",
+            "Hongyu Wang; Shuming Ma; Li Dong; Shaohan Huang; Dongdong Zhang; Furu Wei",
+        ),
+        arxiv(
+            "kim2025periln",
+            "Peri-LN: Revisiting Normalization Layer in the Transformer Architecture",
+            2025,
+            "2502.02732",
+            "cs.LG",
+            "Jeonghoon Kim; Byeongchan Lee; Cheonbok Park; Yeontaek Oh; Beomjun Kim;"
+            " Taehwan Yoo; Seongjin Shin; Dongyoon Han; Jinwoo Shin; Kang Min Yoo",
+            note="Published in the Proceedings of ICML 2025",
+        ),
+    ),
 }
 WORKS = ENTRIES["residual-stream"]
 # --8<-- [end:works]

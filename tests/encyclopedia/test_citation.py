@@ -106,6 +106,19 @@ def test_scaled_branches_citation_parses_to_the_same_works(claim, device):
     claim.record(bibtex=r.bibtex, csl_json=r.csl_json, ris=r.ris, works=len(snippet.ENTRIES["scaled-branches"]))
 
 
+@pytest.mark.claim(
+    "BibTeX, CSL-JSON and RIS generated from the entry's one record parse (bibtexparser, a CSL schema, rispy) to "
+    "the same works: the entry, Xiong et al., Liu et al. (Admin), Wang et al. (DeepNet) and Kim et al. (Peri-LN), "
+    "each author separate.",
+    page="encyclopedia/normalisation-placement.md",
+)
+def test_normalisation_placement_citation_parses_to_the_same_works(claim, device):
+    r = snippet.measure(device, slug="normalisation-placement")
+    claim.check(agree_entry, r.bibtex, r.csl_json, r.ris, "normalisation-placement")
+    rejects_corrupted(claim, r, "normalisation-placement", "2002.04745")
+    claim.record(bibtex=r.bibtex, csl_json=r.csl_json, ris=r.ris, works=len(snippet.ENTRIES["normalisation-placement"]))
+
+
 def parse_all(bib: str, csl_json: str, ris: str) -> dict[str, list[dict]]:
     """Each format through a real parser, reduced to (key/title, year, family names, arXiv id, URL) per work."""
     library = bibtexparser.parse_string(
