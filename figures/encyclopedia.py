@@ -37,3 +37,39 @@ def depth_profile(values: Values) -> Any:
     left.legend(loc="upper left")
     fig.tight_layout()
     return fig
+
+
+WRITES = "prenorm_writes_keep_their_size_and_lose_their_share"
+STEP = "one_sgd_step_grows_with_depth_in_postnorm_not_in_deepnorm"
+
+
+@figure(
+    "norm-placement-writes-and-steps",
+    claims=[WRITES, STEP],
+    caption="Left: each sublayer's write relative to the stream it joins, at initialisation; post-norm "
+    "and DeepNorm keep the same share at every depth, pre-norm and peri-norm writes are diluted by the "
+    "growing stream. Right: how much one SGD step changes the output, against the number of sublayers.",
+)
+def norm_placement(values: Values) -> Any:
+    import matplotlib.pyplot as plt
+
+    fig, (left, right) = plt.subplots(1, 2, figsize=(6.8, 3.4))
+    profiles, step = values[WRITES]["profiles"], values[STEP]
+    names = {"post": "post-norm", "pre": "pre-norm", "peri": "peri-norm", "deepnorm": "deepnorm"}
+    for key, name in names.items():
+        rho = profiles[key]
+        left.plot(range(1, len(rho) + 1), rho, markersize=4, markevery=6, **look(name).kw())
+    for key in ("post", "pre", "deepnorm"):
+        right.plot(step["depths"], step["step"][f"sgd {key}"], **look(names[key]).kw())
+    left.set_yscale("log")
+    left.set_xlabel("sublayer $l$")
+    left.set_ylabel(r"relative write $\rho_l$")
+    left.set_title("Share of each write")
+    right.set_xscale("log", base=2)
+    right.set_yscale("log")
+    right.set_xlabel("sublayers $L$")
+    right.set_ylabel(r"output change, $\|\Delta y\| / \|y\|$")
+    right.set_title("One SGD step")
+    left.legend(loc="lower left", fontsize=9)
+    fig.tight_layout()
+    return fig

@@ -77,6 +77,7 @@ def test_prenorm_writes_keep_their_size_and_lose_their_share(claim, r):
         last=pre[-1],
         peri_first=peri[0],
         peri_last=peri[-1],
+        profiles={p: r.median("rho", p) for p in snippet.PLACEMENTS},
         table={
             "columns": ["sublayer l", "post-norm", "pre-norm", "peri-norm", "DeepNorm"],
             "rows": [
