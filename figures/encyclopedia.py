@@ -53,7 +53,7 @@ STEP = "one_sgd_step_grows_with_depth_in_postnorm_not_in_deepnorm"
 def norm_placement(values: Values) -> Any:
     import matplotlib.pyplot as plt
 
-    fig, (left, right) = plt.subplots(1, 2, figsize=(6.8, 3.4))
+    fig, (left, right) = plt.subplots(1, 2, figsize=(6.8, 3.8))
     profiles, step = values[WRITES]["profiles"], values[STEP]
     names = {"post": "post-norm", "pre": "pre-norm", "peri": "peri-norm", "deepnorm": "deepnorm"}
     for key, name in names.items():
@@ -70,6 +70,7 @@ def norm_placement(values: Values) -> Any:
     right.set_xlabel("sublayers $L$")
     right.set_ylabel(r"output change, $\|\Delta y\| / \|y\|$")
     right.set_title("One SGD step")
-    left.legend(loc="lower left", fontsize=9)
-    fig.tight_layout()
+    handles, labels = left.get_legend_handles_labels()
+    fig.legend(handles, labels, loc="lower center", ncol=4, fontsize=10)
+    fig.tight_layout(rect=(0, 0.09, 1, 1))
     return fig
