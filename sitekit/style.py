@@ -43,8 +43,8 @@ LOOKS: dict[str, Look] = {
     "highway": Look("#44AA99", "-", "h", "highway"),  # teal
     "pre-norm": Look("#CC79A7", "-", "^", "pre-norm"),  # reddish purple
     "post-norm": Look("#A6761D", ":", "v", "post-norm"),  # ochre
-    "peri-norm": Look("#4477AA", "--", "s", "peri-norm"),  # Tol blue
-    "deepnorm": Look("#228833", "-.", "D", "DeepNorm"),  # green
+    "peri-norm": Look("#4477AA", "--", "p", "peri-norm"),  # Tol blue
+    "deepnorm": Look("#228833", "-.", ">", "DeepNorm"),  # green
     "wide": Look("#7E57C2", "--", "P", "wide"),  # violet
     "drop-path": Look("#AA4499", "-.", "X", "drop-path"),  # purple
     # initialisations
