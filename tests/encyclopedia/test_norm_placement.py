@@ -8,6 +8,7 @@ import pytest
 from snippets.encyclopedia import norm_placement as snippet
 
 PAGE = "encyclopedia/normalisation-placement.md"
+CPU_ONLY = "the snippet builds every stack in float64 on the CPU whatever the device"
 
 
 @pytest.fixture(scope="module")
@@ -27,6 +28,7 @@ def quarter_ratio(values: list[float]) -> float:
     "is added to: the last quarter's relative write is within 0.8× to 1.25× of the first quarter's in each of "
     "5 seeds; in the pre-norm stack it is not.",
     page=PAGE,
+    device_independent=CPU_ONLY,
 )
 def test_postnorm_writes_the_same_fraction_at_every_depth(claim, r):
     def constant_fraction(runs: list[list[float]]) -> None:
@@ -55,6 +57,7 @@ def test_postnorm_writes_the_same_fraction_at_every_depth(claim, r):
     "the stream grows, so the relative write of the last quarter is under half the first quarter's, in each "
     "of 5 seeds; post-norm writes keep their share.",
     page=PAGE,
+    device_independent=CPU_ONLY,
 )
 def test_prenorm_writes_keep_their_size_and_lose_their_share(claim, r):
     def diluted(sizes: list[list[float]], rhos: list[list[float]]) -> None:
@@ -92,6 +95,7 @@ def test_prenorm_writes_keep_their_size_and_lose_their_share(claim, r):
     "Every peri-norm write has the size √d per token (to 1e-4 relative, from LayerNorm's ε) at every one of 48 "
     "sublayers and 5 seeds, whatever the branch's weights; a pre-norm write's size is set by its weights.",
     page=PAGE,
+    device_independent=CPU_ONLY,
 )
 def test_perinorm_writes_have_a_fixed_size(claim, r):
     root_d = math.sqrt(r.d)
@@ -147,6 +151,7 @@ def growth(changes: list[float]) -> float:
     "One SGD step (learning rate 0.1) changes a post-norm stack's output more than 20× as much at 32 sublayers "
     "as at 2 (median of 5 seeds); with DeepNorm's α and β the change grows under 2× over the same depths.",
     page=PAGE,
+    device_independent=CPU_ONLY,
 )
 def test_one_sgd_step_grows_with_depth_in_postnorm_not_in_deepnorm(claim, r):
     def bounded(changes: list[float]) -> None:
@@ -195,6 +200,7 @@ def test_one_sgd_step_grows_with_depth_in_postnorm_not_in_deepnorm(claim, r):
     "the growth from 2 to 32 sublayers is within 0.75× to 1.33× of √(32/2) (median of 5 seeds), the size of 2N "
     "changes of β/α each that point the same way; post-norm's grows further.",
     page=PAGE,
+    device_independent=CPU_ONLY,
 )
 def test_one_adam_step_grows_as_root_n_with_deepnorm(claim, r):
     expected = math.sqrt(r.depths[-1] / r.depths[0])
