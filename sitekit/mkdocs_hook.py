@@ -20,7 +20,8 @@ from mkdocs.exceptions import PluginError
 from mkdocs.plugins import event_priority
 from mkdocs.structure.files import File, Files
 
-from sitekit import claims, contract, figures, lightpage, mathrender, numbers, parts, render
+from sitekit import claims, contract, facts, figures, lightpage, mathrender, numbers, render
+from sitekit import parts as part_refs
 
 _state: dict[str, Any] = {}
 log = logging.getLogger("mkdocs.hooks.sitekit")
@@ -126,6 +127,20 @@ def on_nav(nav: Any, config: Any, files: Files) -> Any:
     _state["titles"] = {p.file.src_uri: p.title or p.file.src_uri for p in pages}
     parts = [(p.file.src_uri, int(m[1])) for p in pages if p.title and (m := re.match(r"Part (\d+)\b", p.title))]
     _state["parts"] = {uri: (n, len(parts)) for uri, n in parts}
+    # The Sources page shows each work's cited_for, which names parts: held to the same rule as a page.
+    try:
+        works = facts.registry().works.values()
+    except facts.FactError:
+        works = []  # the Sources page's sources() macro reports it, naming the fact
+    wrong = [
+        f"facts/facts.toml: work {work.id!r}, cited_for: {problem.split(': ', 1)[1]}"
+        for work in works
+        for problem in part_refs.check(work.cited_for, "module/sources.md", dict(parts))
+    ]
+    if wrong and _state["strict"]:
+        raise PluginError("part numbers (sitekit/parts.py):\n  " + "\n  ".join(wrong))
+    for problem in wrong:
+        log.warning(problem)
     return nav
 
 
@@ -208,7 +223,7 @@ def on_page_markdown(markdown: str, page: Any, config: Any, files: Files) -> str
     if page.file.src_uri.endswith(".md"):  # a notebook page's Markdown is its JSON
         typed = numbers.check_markdown(markdown, page.file.src_uri, page.file.content_string, figures.REGISTRY)
         numbered = {uri: n for uri, (n, _) in _state.get("parts", {}).items()}
-        typed += parts.check(markdown, page.file.src_uri, numbered, page.file.content_string)
+        typed += part_refs.check(markdown, page.file.src_uri, numbered, page.file.content_string)
     if typed and _state["strict"]:
         raise PluginError("numbers typed by hand (sitekit/numbers.py, sitekit/parts.py):\n  " + "\n  ".join(typed))
     for problem in typed:  # preview: say it, keep serving
@@ -233,8 +248,8 @@ def on_page_markdown(markdown: str, page: Any, config: Any, files: Files) -> str
     _state["cited"][uri] = ctx.cited
     _state.setdefault("receipts", {})[uri] = ctx.receipts
     if ctx.cited or uri in _state.get("parts", {}):
-        facts = render.page_facts(ctx, _state["parts"].get(uri), render.reading_minutes(markdown))
-        out = render.with_page_facts(out, facts)
+        line = render.page_facts(ctx, _state["parts"].get(uri), render.reading_minutes(markdown))
+        out = render.with_page_facts(out, line)
     return out
 
 

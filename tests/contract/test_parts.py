@@ -70,3 +70,16 @@ def test_the_build_fails_on_an_unbound_part_reference():
     finally:
         mkdocs_hook._state.pop("parts")
     assert "docs/module/page.md:1: 'Part 4' is not a link" in str(err.value)
+
+
+def test_a_works_cited_for_on_the_sources_page_is_held_to_the_same_rule(monkeypatch):
+    """The Sources page lists each work's cited_for (facts/facts.toml), which names parts too."""
+    work = SimpleNamespace(id="zhang2019", cited_for="Fixup, in [Part 5](initialisation.md).")
+    monkeypatch.setattr(mkdocs_hook.facts, "registry", lambda: SimpleNamespace(works={work.id: work}))
+    pages = [SimpleNamespace(file=SimpleNamespace(src_uri=uri), title=f"Part {n} · {uri}") for uri, n in NAV.items()]
+    mkdocs_hook._state.update(strict=True)
+    with pytest.raises(PluginError) as err:
+        mkdocs_hook.on_nav(SimpleNamespace(pages=pages), config=None, files=None)
+    assert "facts/facts.toml: work 'zhang2019', cited_for: 'Part 5' links to 'initialisation.md'" in str(err.value)
+    work.cited_for = "Fixup, in [Part 4](initialisation.md)."
+    mkdocs_hook.on_nav(SimpleNamespace(pages=pages), config=None, files=None)
