@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import statistics
 from typing import Any
 
 from sitekit.figures import Values, figure
@@ -48,5 +49,59 @@ def training_curves(values: Values) -> Any:
     ax.set_ylabel("mean training loss")
     ax.set_title(f"Median and min–max over {values[RUNS]['seeds']} seeds")
     ax.legend(loc="lower left")
+    fig.tight_layout()
+    return fig
+
+
+SWEEP = "deeper_plain_net_is_worse_at_its_best_learning_rate"
+
+
+@figure(
+    "degradation-lr-sweep",
+    claims=[SWEEP, RUNS],
+    caption="Final training loss of the two plain nets at each learning rate of the sweep, median and min–max "
+    "band over the seeds, each depth's best rate ringed; the residual net at the shared rate for comparison. "
+    "No rate brings the deeper plain net near the shallower one.",
+)
+def lr_sweep(values: Values) -> Any:
+    import matplotlib.pyplot as plt
+    from matplotlib.ticker import NullFormatter
+
+    sweep, runs = values[SWEEP], values[RUNS]
+    fig, ax = plt.subplots(figsize=(6.8, 3.8))
+    everything = []
+    for net, band in sweep["bands"].items():
+        style = STYLES[net]
+        ax.fill_between(band["lrs"], band["min"], band["max"], color=style["color"], alpha=0.18, linewidth=0)
+        ax.plot(band["lrs"], band["median"], markersize=6, **style)
+        best = band["median"].index(min(band["median"]))
+        ax.plot(
+            band["lrs"][best], band["median"][best], linestyle="none", marker="o", markersize=15,
+            markerfacecolor="none", markeredgewidth=1.5, color=style["color"],
+        )  # fmt: skip
+        everything += band["min"] + band["max"]
+    res = sweep["residual"]
+    style = STYLES["residual, 22 layers"]
+    median = statistics.median(res)
+    ax.errorbar(
+        [sweep["lr_shared"]], [median], yerr=[[median - min(res)], [max(res) - median]], capsize=4,
+        linestyle="none", marker=style["marker"], color=style["color"], label="residual, 22 layers (shared rate only)",
+    )  # fmt: skip
+    neutral = look("neutral")
+    ax.axhline(runs["chance_loss"], color=neutral.color, linestyle=neutral.line, linewidth=1)
+    ax.annotate(
+        "chance: $\\ln K$", (sweep["lrs"][0], runs["chance_loss"]), textcoords="offset points", xytext=(0, -12),
+        va="center", fontsize=10,
+    )  # fmt: skip
+    everything += [*res, runs["chance_loss"]]
+    ax.set_xscale("log")
+    ax.set_xticks(sweep["lrs"], [f"{lr:g}" for lr in sweep["lrs"]])
+    ax.xaxis.set_minor_formatter(NullFormatter())
+    ax.set_yscale("log")
+    _plain_ticks(ax, everything)
+    ax.set_xlabel(f"learning rate (SGD, momentum, {runs['steps']} steps)")
+    ax.set_ylabel("final training loss")
+    ax.set_title(f"Median and min–max over {sweep['seeds']} seeds")
+    ax.legend(loc="center right")
     fig.tight_layout()
     return fig

@@ -6,6 +6,8 @@ A "block" is two weight layers; a net is a stem layer, its blocks and a linear h
 so 3 blocks make 8 weight layers and 10 blocks make 22 (about the ratio of He et al.'s
 20- and 56-layer nets). Fully connected layers with BatchNorm1d stand in for their
 3×3 convolutions with BatchNorm; every net gets the same data, steps and learning rate.
+The plain nets are trained again at each learning rate of a log grid (LRS), so that each
+depth can be compared at the rate that suits it best.
 """
 
 from __future__ import annotations
@@ -20,6 +22,8 @@ from torch import Tensor, nn
 
 N, D_IN, K, WIDTH = 1024, 16, 10, 32
 SHALLOW, DEEP = 3, 10  # blocks
+LR = 0.02  # the one learning rate the three nets share
+LRS = (0.01, 0.02, 0.04, 0.08, 0.16)  # the plain nets' sweep: factors of 2 around LR
 
 
 # --8<-- [start:data]
@@ -77,10 +81,10 @@ def make_net(blocks: int, residual: bool, d: int = WIDTH) -> nn.Sequential:
 
 # --8<-- [start:train]
 def train(
-    net: nn.Module, x: Tensor, y: Tensor, seed: int, epochs: int = 40
+    net: nn.Module, x: Tensor, y: Tensor, seed: int, epochs: int = 25, lr: float = 0.02
 ) -> list[float]:
-    """SGD, momentum 0.9, lr 0.02, B = 128; returns each epoch's mean training loss."""
-    opt = torch.optim.SGD(net.parameters(), lr=0.02, momentum=0.9)
+    """SGD, momentum 0.9, B = 128; returns each epoch's mean training loss."""
+    opt = torch.optim.SGD(net.parameters(), lr=lr, momentum=0.9)
     shuffle = torch.Generator().manual_seed(seed)  # same batches, same order, every net
     curve = []
     for _ in range(epochs):
@@ -113,12 +117,14 @@ NETS = {
 
 @dataclass(frozen=True)
 class Result:
-    """Per net: the loss curve, its final value and the final training error, for one seed."""
+    """Per net: the loss curve, its final value and the final training error, for one seed;
+    per plain net and learning rate of LRS, the final loss."""
 
     seed: int
     curves: dict[str, list[float]]
     final_loss: dict[str, float]
     final_error: dict[str, float]
+    lr_loss: dict[str, dict[float, float]]
 
 
 @contextmanager
@@ -132,17 +138,33 @@ def one_thread() -> Iterator[None]:
         torch.set_num_threads(before)
 
 
-def measure(device: str = "cpu", seed: int = 0, epochs: int = 40) -> Result:
-    """Train the three nets on the same data, from the same seed, for the same number of steps."""
+# --8<-- [start:sweep]
+def measure(
+    device: str = "cpu", seed: int = 0, epochs: int = 25, lrs: tuple[float, ...] = LRS
+) -> Result:
+    """Train the three nets on the same data, from the same seed, for the same number of steps
+    at LR; then the two plain nets at every other rate in `lrs`, from the same start."""
     x, y = (t.to(device) for t in make_data(seed))
     curves, errors = {}, {}
+    lr_loss: dict[str, dict[float, float]] = {}
     with one_thread():
         for name, (blocks, residual) in NETS.items():
             torch.manual_seed(seed)
             net = make_net(blocks, residual).to(device)
-            curves[name] = train(net, x, y, seed, epochs)
+            curves[name] = train(net, x, y, seed, epochs, LR)
             errors[name] = training_error(net, x, y)
-    return Result(seed, curves, {k: c[-1] for k, c in curves.items()}, errors)
+            if residual:
+                continue
+            lr_loss[name] = {LR: curves[name][-1]}
+            for lr in (r for r in lrs if r != LR):
+                torch.manual_seed(seed)  # the same initial weights as at LR
+                net = make_net(blocks, residual).to(device)
+                lr_loss[name][lr] = train(net, x, y, seed, epochs, lr)[-1]
+    final = {k: c[-1] for k, c in curves.items()}
+    return Result(seed, curves, final, errors, lr_loss)
+
+
+# --8<-- [end:sweep]
 
 
 if __name__ == "__main__":

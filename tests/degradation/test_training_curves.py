@@ -1,4 +1,4 @@
-"""Claims of "The degradation problem": the miniature of He et al.'s Figure 1 (training loss of three nets, 5 seeds)."""
+"""Claims of "The degradation problem": the miniature of He et al.'s Figure 1 (three nets, 5 seeds) and its learning-rate sweep."""
 
 import math
 import statistics
@@ -123,4 +123,83 @@ def test_residual_net_of_same_depth_does_not_degrade(claim, runs):
         median_ratio_to_plain=statistics.median(losses[RESIDUAL]) / statistics.median(losses[DEEP]),
         wins_needed=WINS,
         weight_layers={"deep": weight_layers(snippet.DEEP), "shallow": weight_layers(snippet.SHALLOW)},
+    )
+
+
+BEST_FACTOR = 3.0
+PLAIN = (SHALLOW, DEEP)
+
+
+def best_per_seed(runs, net: str) -> list[float]:
+    """Each seed's lowest final loss over the learning rates of the sweep."""
+    return [min(r.lr_loss[net].values()) for r in runs]
+
+
+def lr_bands(runs) -> dict:
+    """Per plain net: the swept rates and the final loss at each, median, min and max over the seeds."""
+    out = {}
+    for net in PLAIN:
+        by_lr = [[r.lr_loss[net][lr] for r in runs] for lr in snippet.LRS]
+        out[net] = {
+            "lrs": list(snippet.LRS),
+            "median": [statistics.median(v) for v in by_lr],
+            "min": [min(v) for v in by_lr],
+            "max": [max(v) for v in by_lr],
+        }
+    return out
+
+
+def best_lr_by_median(bands: dict, net: str) -> float:
+    medians = bands[net]["median"]
+    return snippet.LRS[medians.index(min(medians))]
+
+
+@pytest.mark.claim(
+    "With the learning rate swept over 5 values from 0.01 to 0.16 for each depth, the 22-layer plain net's "
+    "lowest final training loss is still more than 3× the 8-layer plain net's lowest, in every one of 5 seeds; "
+    "the deeper net's best rate (by the median over seeds) is not below the shallower net's, and its smallest "
+    "rate is its worst.",
+    page=PAGE,
+)
+def test_deeper_plain_net_is_worse_at_its_best_learning_rate(claim, runs):
+    def worse_at_best(deep: list[float], shallow: list[float]) -> None:
+        for d, s in zip(deep, shallow, strict=True):
+            assert d > BEST_FACTOR * s, (deep, shallow)
+
+    deep, shallow = best_per_seed(runs, DEEP), best_per_seed(runs, SHALLOW)
+    claim.check(worse_at_best, deep, shallow)
+    bands = lr_bands(runs)
+    best_lr = {net: best_lr_by_median(bands, net) for net in PLAIN}
+    # Each depth's best rate lies inside the grid, so the sweep brackets it rather than stopping short.
+    for net, lr in best_lr.items():
+        assert snippet.LRS[0] < lr < snippet.LRS[-1], (net, bands[net])
+    # Gradients that grow with depth would call for a smaller rate; the deep net does not prefer one.
+    assert best_lr[DEEP] >= best_lr[SHALLOW], best_lr
+    assert bands[DEEP]["median"][0] == max(bands[DEEP]["median"]), bands[DEEP]
+    claim.rejects(
+        worse_at_best,
+        per_seed(runs, "final_loss", RESIDUAL),
+        shallow,
+        because="the 22-layer residual net at the shared rate, against the 8-layer plain net at its best",
+    )
+    ratios = [d / s for d, s in zip(deep, shallow, strict=True)]
+    rows = [[lr, bands[SHALLOW]["median"][i], bands[DEEP]["median"][i]] for i, lr in enumerate(snippet.LRS)]
+    claim.record(
+        lrs=list(snippet.LRS),
+        lr_count=len(snippet.LRS),
+        lr_low=snippet.LRS[0],
+        lr_high=snippet.LRS[-1],
+        lr_shared=snippet.LR,
+        bands=bands,
+        residual=per_seed(runs, "final_loss", RESIDUAL),
+        table={"columns": ["learning rate", f"{SHALLOW}: median loss", f"{DEEP}: median loss"], "rows": rows},
+        best_lr={"shallow": best_lr[SHALLOW], "deep": best_lr[DEEP]},
+        best_median={"shallow": statistics.median(shallow), "deep": statistics.median(deep)},
+        best_ratio_min=min(ratios),
+        best_ratio_median=statistics.median(ratios),
+        factor=BEST_FACTOR,
+        seeds=len(runs),
+        runs_per_seed=len(PLAIN) * len(snippet.LRS) + 1,
+        layers={"shallow": weight_layers(snippet.SHALLOW, False), "deep": weight_layers(snippet.DEEP, False)},
+        residual_median=statistics.median(per_seed(runs, "final_loss", RESIDUAL)),
     )
