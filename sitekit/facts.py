@@ -9,7 +9,7 @@
   page or file of that work), `about` (what the number is) and optionally `quote` (the source's own
   words), `unit` (shown after the value, e.g. "%" or " layers") and `check` (a machine-readable
   source the tests compare the value with: `torchvision:<file>:<Weights enum>.<member>:<key>`, key
-  `num_params`, `acc@1`, `acc@5` or `crop_size`); or derived, with `formula` (arithmetic over other
+  `num_params`, `acc@1`, `acc@5`, `crop_size` or `_ops`); or derived, with `formula` (arithmetic over other
   facts' ids) and
   `about` instead of `value`, `work` and `where`.
 
@@ -239,7 +239,10 @@ def _literals(keys: list[ast.expr | None], values: list[ast.expr], splice: dict[
 
 
 def weights_metadata(source: str) -> dict[str, dict[str, Any]]:
-    """`{"ResNet50_Weights.IMAGENET1K_V1": {"num_params": ..., "acc@1": ..., "acc@5": ...}}` of one file."""
+    """`{"ResNet50_Weights.IMAGENET1K_V1": {"num_params": ..., "_ops": ..., "acc@1": ..., "acc@5": ...}}` of one file.
+
+    `_ops` is torchvision's compute per image, in billions of multiply-adds (its documentation's "GFLOPS").
+    """
     tree = ast.parse(source)
     common: dict[str, dict] = {}
     for node in tree.body:  # module-level dicts such as _COMMON_META
@@ -265,6 +268,7 @@ def weights_metadata(source: str) -> dict[str, dict[str, Any]]:
                 if isinstance(target, ast.Name):
                     out[f"{cls.name}.{target.id}"] = {
                         "num_params": meta.get("num_params"),
+                        **({"_ops": meta["_ops"]} if "_ops" in meta else {}),
                         **crop,
                         **meta["_metrics"].get("ImageNet-1K", {}),
                     }

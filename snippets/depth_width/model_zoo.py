@@ -14,7 +14,7 @@ import torch
 from torch import nn
 
 from snippets.depth_width.densenet import densenet
-from snippets.depth_width.resnet import RESNETS, parameters, resnet
+from snippets.depth_width.resnet import RESNETS, multiply_adds, parameters, resnet
 
 # --8<-- [start:published]
 # torchvision model docs, IMAGENET1K_V1 weights: (num_params, acc@1 in %)
@@ -24,6 +24,13 @@ TORCHVISION = {
     "resnet152": (60_192_808, 78.312),
     "wide_resnet50_2": (68_883_240, 78.468),
     "densenet121": (7_978_856, 74.434),
+}
+# the same weights' "_ops": billions of multiply-adds per 224×224 image (docs: GFLOPS)
+OPS = {
+    "resnet50": 4.089,
+    "resnet101": 7.801,
+    "resnet152": 11.514,
+    "wide_resnet50_2": 11.398,
 }
 # --8<-- [end:published]
 
@@ -50,22 +57,27 @@ def build(name: str) -> nn.Module:
 
 @dataclass(frozen=True)
 class Result:
-    """Counted and published parameters, accuracies, and two models' per-kernel split."""
+    """Counted and published parameters, accuracies, two models' per-kernel split, and
+    the ResNets' multiply-adds per 224×224 image, counted and published."""
 
     counted: dict[str, int]
     published: dict[str, int]
     acc1: dict[str, float]
     kernels: dict[str, dict[str, int]]
     counted_with_buffers: dict[str, int]
+    macs: dict[str, int]
+    published_ops: dict[str, float]
 
 
 def measure(device: str = "cpu", seed: int = 0) -> Result:
     """Count every model built on the meta device (no memory, no initialisation, no randomness)."""
-    counted, kernels, with_buffers = {}, {}, {}
+    counted, kernels, with_buffers, macs = {}, {}, {}, {}
     with torch.device("meta"):
         for name in TORCHVISION:
             model = build(name)
             counted[name] = parameters(model)
+            if name in OPS:
+                macs[name] = multiply_adds(model)
             with_buffers[name] = counted[name] + sum(b.numel() for b in model.buffers())
             if name in ("resnet50", "wide_resnet50_2"):
                 kernels[name] = by_kernel(model)
@@ -75,6 +87,8 @@ def measure(device: str = "cpu", seed: int = 0) -> Result:
         acc1={n: a for n, (_, a) in TORCHVISION.items()},
         kernels=kernels,
         counted_with_buffers=with_buffers,
+        macs=macs,
+        published_ops=dict(OPS),
     )
 
 

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 import torch
 from torch import nn
+from torch.utils.flop_counter import FlopCounterMode
 
 
 # --8<-- [start:bottleneck]
@@ -88,6 +89,20 @@ def parameters(model: nn.Module) -> int:
 
 
 # --8<-- [end:resnet]
+
+
+# --8<-- [start:macs]
+def multiply_adds(model: nn.Module, side: int = 224) -> int:
+    """Multiply-adds of a forward pass on one side×side image, counted by torch.
+
+    Build the model on the meta device: the count needs only shapes, so nothing is computed.
+    """
+    with FlopCounterMode(display=False) as counter:
+        model(torch.zeros(1, 3, side, side, device="meta"))  # (1, 3, 224, 224)
+    return counter.get_total_flops() // 2  # torch counts a multiply-add as 2 FLOPs
+
+
+# --8<-- [end:macs]
 
 
 def output_shape(model: nn.Module, device: str, side: int = 32) -> list[int]:

@@ -60,10 +60,10 @@ def test_the_metadata_parser_reads_weights_without_importing():
         '_COMMON_META = {"min_size": (1, 1)}\n'
         "class Net_Weights(WeightsEnum):\n"
         "    IMAGENET1K_V1 = Weights(url='u', transforms=partial(f), meta={**_COMMON_META,\n"
-        '        "num_params": 123, "_metrics": {"ImageNet-1K": {"acc@1": 70.5, "acc@5": 90.25}}})\n'
+        '        "num_params": 123, "_ops": 1.25, "_metrics": {"ImageNet-1K": {"acc@1": 70.5, "acc@5": 90.25}}})\n'
     )
     assert facts.weights_metadata(source) == {
-        "Net_Weights.IMAGENET1K_V1": {"num_params": 123, "acc@1": 70.5, "acc@5": 90.25}
+        "Net_Weights.IMAGENET1K_V1": {"num_params": 123, "_ops": 1.25, "acc@1": 70.5, "acc@5": 90.25}
     }
 
 
@@ -84,6 +84,8 @@ def test_the_model_zoo_listing_shows_the_registry_values():
     reg = facts.load()
     for name, (params, acc1) in model_zoo.TORCHVISION.items():
         assert (params, acc1) == (reg.value(f"{name}_params"), reg.value(f"{name}_top1")), name
+    for name, ops in model_zoo.OPS.items():
+        assert ops == reg.value(f"{name}_ops"), name
 
 
 def test_a_fact_on_a_page_links_to_its_source_entry():

@@ -168,3 +168,97 @@ def test_densenet121_has_3_2x_fewer_parameters_and_lower_accuracy(claim, zoo):
         resnet50_params_m=zoo.counted["resnet50"] / 1e6,
         acc1={NAMES[n]: zoo.acc1[n] for n in ("densenet121", "resnet50")},
     )
+
+
+RESNETS = ("resnet50", "resnet101", "resnet152", "wide_resnet50_2")
+OPS_DECIMALS = 3  # torchvision gives its _ops to three decimals
+SIDE = 224
+
+
+def billions(counts: dict[str, int]) -> dict[str, float]:
+    return {n: c / 1e9 for n, c in counts.items()}
+
+
+@pytest.mark.claim(
+    "Counted by torch, the ResNet-50, ResNet-101, ResNet-152 and Wide ResNet-50-2 built here take 4.089, 7.801, 11.514 and "
+    "11.398 billion multiply-adds per 224×224 image: torchvision's published _ops, to the 3 decimals it gives.",
+    page=PAGE,
+    device_independent="counted on the meta device: shapes only, no arithmetic runs",
+)
+def test_built_resnets_take_the_multiply_adds_torchvision_publishes(claim, zoo):
+    def agree_to_published_decimals(counted: dict[str, float], published: dict[str, float]) -> None:
+        for name in RESNETS:
+            assert abs(counted[name] - published[name]) <= 0.5 * 10.0**-OPS_DECIMALS, (name, counted, published)
+
+    counted = billions(zoo.macs)
+    claim.check(agree_to_published_decimals, counted, zoo.published_ops)
+    flops = {n: 2 * m for n, m in zoo.macs.items()}  # what torch reports: 2 FLOPs per multiply-add
+    claim.rejects(
+        agree_to_published_decimals,
+        billions(flops),
+        zoo.published_ops,
+        because="torch's FLOP count (a multiply-add counted as 2), read as the published GFLOPS",
+    )
+    claim.record(
+        counted=counted,
+        published=zoo.published_ops,
+        decimals=OPS_DECIMALS,
+        side=SIDE,
+        flops=billions(flops),
+    )
+
+
+SAME_COST = 0.02
+
+
+@pytest.mark.claim(
+    "Wide ResNet-50-2 takes within 2% of ResNet-152's multiply-adds per image (2.8× ResNet-50's, as does "
+    "ResNet-152), and per added multiply-add widening buys as much top-1 as deepening: its gain per billion "
+    "added multiply-adds lies between ResNet-101's and ResNet-152's, where per added parameter it lies below both.",
+    page=PAGE,
+    device_independent=INDEPENDENT,
+)
+def test_wide_resnet50_2_and_resnet152_cost_the_same_multiply_adds(claim, zoo):
+    def per_added(cost: dict[str, float], name: str) -> float:
+        """Top-1 points gained over ResNet-50 per unit of cost added to it."""
+        return gain(zoo, name) / (cost[name] - cost["resnet50"])
+
+    def as_costly_and_as_efficient(cost: dict[str, float]) -> None:
+        assert abs(cost["wide_resnet50_2"] / cost["resnet152"] - 1) < SAME_COST, cost
+        deep = [per_added(cost, "resnet101"), per_added(cost, "resnet152")]
+        assert min(deep) <= per_added(cost, "wide_resnet50_2") <= max(deep), (deep, cost)
+
+    macs = billions(zoo.macs)
+    claim.check(as_costly_and_as_efficient, macs)
+    params = {n: zoo.counted[n] / 1e7 for n in RESNETS}  # per 10M parameters, as the table above
+    claim.rejects(as_costly_and_as_efficient, params, because="the same comparison per added parameter")
+    rows = [
+        [
+            NAMES[n],
+            zoo.counted[n] / 1e6,
+            macs[n],
+            macs[n] / macs["resnet50"],
+            gain(zoo, n) / (macs[n] - macs["resnet50"]) if n != "resnet50" else "–",
+        ]
+        for n in RESNETS
+    ]
+    claim.record(
+        table={
+            "columns": [
+                "model",
+                "parameters (M)",
+                "multiply-adds (billions)",
+                "× ResNet-50",
+                "Δ acc@1 per added billion",
+            ],
+            "rows": rows,
+        },
+        wide_over_152=macs["wide_resnet50_2"] / macs["resnet152"],
+        ratio_152=macs["resnet152"] / macs["resnet50"],
+        ratio_wide=macs["wide_resnet50_2"] / macs["resnet50"],
+        ratio_101=macs["resnet101"] / macs["resnet50"],
+        per_gmac={n: per_added(macs, n) for n in RESNETS[1:]},
+        params_wide_over_152=zoo.counted["wide_resnet50_2"] / zoo.counted["resnet152"],
+        tolerance=SAME_COST,
+        macs=macs,
+    )
