@@ -1,6 +1,6 @@
-"""The sweeps behind the Measured costs page; `nox -s bench` runs them and writes results/bench-<device>.json."""
+"""The sweeps behind the Measured costs and depth-versus-width pages; `nox -s bench` writes them to results/."""
 
-from snippets.costs import add_share, denormals, depth_width, exercise_pair
+from snippets.costs import add_share, denormals, depth_width, exercise_pair, resnet_latency
 
 
 def test_add_share(bench):
@@ -20,4 +20,9 @@ def test_denormals(bench):
 
 def test_exercise_pair(bench):
     values = bench("exercise_pair", exercise_pair.sweep)
+    assert values["table"]["rows"]
+
+
+def test_resnet_latency(bench):
+    values = bench("resnet_latency", resnet_latency.sweep)
     assert values["table"]["rows"]
