@@ -81,17 +81,18 @@ def lr_sweep(values: Values) -> Any:
         )  # fmt: skip
         everything += band["min"] + band["max"]
     res = sweep["residual"]
-    style = STYLES["residual, 22 layers"]
+    res_name = next(n for n in runs["median_loss"] if n.startswith("residual"))
+    style = STYLES[res_name]
     median = statistics.median(res)
     ax.errorbar(
         [sweep["lr_shared"]], [median], yerr=[[median - min(res)], [max(res) - median]], capsize=4,
-        linestyle="none", marker=style["marker"], color=style["color"], label="residual, 22 layers (shared rate only)",
+        linestyle="none", marker=style["marker"], color=style["color"], label=f"{res_name} (shared rate only)",
     )  # fmt: skip
     neutral = look("neutral")
     ax.axhline(runs["chance_loss"], color=neutral.color, linestyle=neutral.line, linewidth=1)
     ax.annotate(
-        "chance: $\\ln K$", (sweep["lrs"][0], runs["chance_loss"]), textcoords="offset points", xytext=(0, -12),
-        va="center", fontsize=10,
+        "chance: $\\ln K$", (sweep["lrs"][-1], runs["chance_loss"]), textcoords="offset points", xytext=(0, 4),
+        ha="right", va="bottom", fontsize=10,
     )  # fmt: skip
     everything += [*res, runs["chance_loss"]]
     ax.set_xscale("log")
@@ -99,6 +100,7 @@ def lr_sweep(values: Values) -> Any:
     ax.xaxis.set_minor_formatter(NullFormatter())
     ax.set_yscale("log")
     _plain_ticks(ax, everything)
+    ax.set_ylim(top=runs["chance_loss"] * 1.25)  # room for the chance line's label
     ax.set_xlabel(f"learning rate (SGD, momentum, {runs['steps']} steps)")
     ax.set_ylabel("final training loss")
     ax.set_title(f"Median and min–max over {sweep['seeds']} seeds")

@@ -81,7 +81,7 @@ def make_net(blocks: int, residual: bool, d: int = WIDTH) -> nn.Sequential:
 
 # --8<-- [start:train]
 def train(
-    net: nn.Module, x: Tensor, y: Tensor, seed: int, epochs: int = 25, lr: float = 0.02
+    net: nn.Module, x: Tensor, y: Tensor, seed: int, epochs: int = 40, lr: float = 0.02
 ) -> list[float]:
     """SGD, momentum 0.9, B = 128; returns each epoch's mean training loss."""
     opt = torch.optim.SGD(net.parameters(), lr=lr, momentum=0.9)

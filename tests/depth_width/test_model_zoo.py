@@ -254,7 +254,7 @@ def test_wide_resnet50_2_and_resnet152_cost_the_same_multiply_adds(claim, zoo):
                 "model",
                 "parameters (M)",
                 "multiply-adds (billions)",
-                "× ResNet-50",
+                "multiply-adds × ResNet-50",
                 "Δ acc@1 per added billion",
             ],
             "rows": rows,
