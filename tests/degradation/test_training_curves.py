@@ -1,4 +1,4 @@
-"""Claims of "The degradation problem": the miniature of He et al.'s Figure 1 (three nets, 5 seeds) and its learning-rate sweep."""
+"""Claims of "The degradation problem": the miniature of He et al.'s Figure 1 (5 seeds) and its learning-rate sweep."""
 
 import math
 import statistics
