@@ -1,10 +1,9 @@
 """The degradation problem: what BatchNorm does to a deep plain stack's input gradient at
 initialisation.
 
-Letters: N batch size (32), d width (128), L depth in blocks. Every block has two linear
-layers, as on the gradient-highway page, and the rows without BatchNorm are the gradient-highway
-page's plain stacks, built by
-the gradient-highway page's own code with the same seeds, so they reproduce its table.
+Letters: N batch size (32), d width (128), L depth in blocks. Every block has two linear layers;
+the rows without BatchNorm are the gradient-highway page's plain stacks, built by its own code
+with the same seeds, so they reproduce its table.
 """
 
 from __future__ import annotations
