@@ -1,0 +1,134 @@
+"""Figures of Lab 2 (the stream of a small transformer), drawn from the recorded training runs and readings."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sitekit.figures import Values, figure
+from sitekit.style import look
+
+LOSSES = "postnorm_without_warmup_stalls_at_depth_24"
+RATIOS = "write_to_stream_ratios_after_training"
+LENS = "logit_lens_loss_falls_block_by_block"
+DLA = "direct_logit_attribution_sums_to_the_logit"
+PATCH = "patching_one_block_restores_most_of_the_gap"
+
+# Each variant's look in sitekit/style.py.
+LOOK = {
+    "pre-norm": "pre-norm",
+    "post-norm": "post-norm",
+    "post-norm + warm-up": "post-norm + warm-up",
+    "DeepNorm": "deepnorm",
+    "ReZero": "zero",  # the zero-initialised gate, as in the initialisation part's figure
+    "1/√L scaled": "scaled",
+}
+
+
+@figure(
+    "lab2-final-losses",
+    claims=[LOSSES],
+    caption="Held-out loss after training, by variant, at the two depths; the dotted line is the loss of "
+    "predicting each character from its frequency alone.",
+)
+def final_losses(values: Values) -> Any:
+    import matplotlib.pyplot as plt
+
+    v = values[LOSSES]
+    names = list(LOOK)
+    fig, ax = plt.subplots(figsize=(6.8, 3.6))
+    for j, depth in enumerate(v["depths"]):
+        for i, name in enumerate(names):
+            st = look(LOOK[name])
+            x = i + (j - 0.5) * 0.36
+            ax.bar(x, v["losses"][name][str(depth)], width=0.34, color=st.color, alpha=1.0 if j else 0.45)
+    ax.axhline(v["unigram"], **{**look("neutral").kw("character frequencies only", marker=False)})
+    ax.set_xticks(range(len(names)), names, rotation=20, ha="right")
+    ax.set_ylabel("held-out loss (nats)")
+    low = min(min(by.values()) for by in v["losses"].values())
+    ax.set_ylim(low - 0.3, v["unigram"] + 0.2)
+    ax.set_title(f"Pale: {v['shallow']} blocks; solid: {v['deep']} blocks (one seed, {v['steps']} steps)")
+    ax.legend(loc="upper left")
+    fig.tight_layout()
+    return fig
+
+
+@figure(
+    "lab2-write-ratios",
+    claims=[RATIOS],
+    caption="How large each block's write is next to the stream it joins: block by block after training "
+    "(left), and the median over blocks through training (right).",
+)
+def write_ratios(values: Values) -> Any:
+    import matplotlib.pyplot as plt
+
+    v = values[RATIOS]
+    fig, axes = plt.subplots(1, 2, figsize=(6.8, 3.6))
+    for name, ratios in v["final"].items():
+        st = look(LOOK[name])
+        blocks = range(1, len(ratios) + 1)
+        axes[0].plot(blocks, ratios, markevery=4, **st.kw(name))
+        axes[1].plot(v["checkpoints"], v["through_training"][name], **st.kw(name))
+    axes[0].set_xlabel(f"block (of {v['blocks']})")
+    axes[0].set_ylabel(r"$\|\mathrm{write}\| \,/\, \|\mathrm{stream}\|$")
+    axes[0].set_title("After training")
+    axes[1].set_xlabel("training step")
+    axes[1].set_title("Median over blocks")
+    axes[1].legend(loc="upper left", fontsize=9)
+    fig.tight_layout()
+    return fig
+
+
+@figure(
+    "lab2-logit-lens",
+    claims=[LENS],
+    caption="The logit lens: the stream after each block, decoded through the final LayerNorm and the "
+    "unembedding, for the trained model and the same model before training.",
+)
+def logit_lens(values: Values) -> Any:
+    import matplotlib.pyplot as plt
+
+    v = values[LENS]
+    k = range(len(v["loss"]))
+    fig, axes = plt.subplots(1, 2, figsize=(6.8, 3.4))
+    trained = look("pre-norm").kw("trained")
+    untrained = {**look("neutral").kw("untrained"), "marker": "o"}
+    axes[0].plot(k, v["loss"], **trained)
+    axes[0].plot(k, v["untrained_loss"], **untrained)
+    axes[1].plot(k, v["agree"], **trained)
+    axes[1].plot(k, v["untrained_agree"], **untrained)
+    for ax in axes:
+        ax.set_xticks(list(k), ["emb.", *(str(i) for i in k[1:])])
+        ax.set_xlabel("stream after block")
+    axes[0].set_ylabel("lens loss (nats)")
+    axes[1].set_ylabel("top-1 equals the output's")
+    axes[1].set_ylim(0, 1.05)
+    axes[0].legend(loc="lower left")
+    fig.tight_layout()
+    return fig
+
+
+@figure(
+    "lab2-attribution",
+    claims=[DLA, PATCH],
+    caption="Two readings of the trained model: each part's direct share of the right character's logit "
+    "(left), and the share of the corruption's cost that patching each block's write restores (right).",
+)
+def attribution(values: Values) -> Any:
+    import matplotlib.pyplot as plt
+
+    d, p = values[DLA], values[PATCH]
+    st = look("pre-norm")
+    fig, axes = plt.subplots(1, 2, figsize=(6.8, 3.4))
+    parts = range(len(d["shares"]))
+    axes[0].bar(parts, d["shares"], color=st.color)
+    axes[0].set_xticks(list(parts), ["emb.", *(str(i) for i in parts[1:])])
+    axes[0].set_xlabel("part of the stream (block)")
+    axes[0].set_ylabel("direct share of the logit")
+    blocks = range(1, len(p["restored"]) + 1)
+    axes[1].bar(blocks, p["restored"], color=st.color)
+    axes[1].axhline(0, color=look("neutral").color, linewidth=1)
+    axes[1].set_xticks(list(blocks))
+    axes[1].set_xlabel("patched block")
+    axes[1].set_ylabel("share of the gap restored")
+    fig.tight_layout()
+    return fig
