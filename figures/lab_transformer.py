@@ -62,7 +62,7 @@ def write_ratios(values: Values) -> Any:
     import matplotlib.pyplot as plt
 
     v = values[RATIOS]
-    fig, axes = plt.subplots(1, 2, figsize=(6.8, 3.6))
+    fig, axes = plt.subplots(1, 2, figsize=(6.8, 4.4))
     for name, ratios in v["final"].items():
         st = look(LOOK[name])
         blocks = range(1, len(ratios) + 1)
@@ -73,8 +73,8 @@ def write_ratios(values: Values) -> Any:
     axes[0].set_title("After training")
     axes[1].set_xlabel("training step")
     axes[1].set_title("Median over blocks")
-    axes[1].legend(loc="upper left", fontsize=9)
-    fig.tight_layout()
+    fig.legend(*axes[0].get_legend_handles_labels(), loc="lower center", ncol=3, fontsize=10)
+    fig.tight_layout(rect=(0, 0.17, 1, 1))
     return fig
 
 

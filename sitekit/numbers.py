@@ -20,8 +20,8 @@ is the same unbound measurement as "50 blocks", so bind it instead.
    that is a measurement or a setting and must be filled in (unless the left side is arithmetic on
    numbers alone, `1 + 2 = 3`).
 5. Citation locators and ordinals: `Table 2`, `tables 3–4`, `Fig. 1`, `Eq. 3`, `Section 3.1`, `§4.2`,
-   `p. 5`, `Part 3` (the module's own parts; sitekit/parts.py binds each to the nav), `rule 1`,
-   `takeaway 2`, `question 4`; an ordinal before a
+   `p. 5`, `Part 3` (the module's own parts; sitekit/parts.py binds each to the nav), `Lab 2` (its
+   labs), `rule 1`, `takeaway 2`, `question 4`; an ordinal before a
    title (`[6 · Depth versus width](...)`, `??? question "4. ..."`); a kernel size naming an operation
    (`3×3 convolution`).
 6. The constants 0 and 1 (a gate near 1, a ratio of 1, exactly 0): the zero and the identity, not
@@ -72,7 +72,7 @@ NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 NAME = re.compile(r"\b[A-Za-z]\w*(?:-\w+)+|\b[A-Za-z_]\w*\d\w*")
 LOCATOR = re.compile(
     r"(?:\b(?:tables?|figs?\.|figures?|eqs?\.|equations?|sections?|sec\.|pp?\.|pages?|parts?|chapters?|"
-    r"appendix|algorithm|version|lemma|theorem|rules?|takeaways?|questions?)\s+|§\s*)"
+    r"appendix|algorithm|version|lemma|theorem|rules?|takeaways?|questions?|labs?)\s+|§\s*)"
     r"\d+(?:\.\d+)*(?:\s*(?:[–-]|,|and|&)\s*(?:§\s*)?\d+(?:\.\d+)*)*",
     re.I,
 )

@@ -48,8 +48,7 @@ LOOKS: dict[str, Look] = {
     "wide": Look("#7E57C2", "--", "P", "wide"),  # violet
     "drop-path": Look("#AA4499", "-.", "X", "drop-path"),  # purple
     "post-norm + warm-up": Look("#A6761D", "--", "<", "post-norm + warm-up"),  # post-norm's ochre, dashed
-    "deepnorm": Look("#882255", "-.", "p", "DeepNorm"),  # wine
-    "scaled": Look("#332288", "--", ">", "1/√L scaled"),  # indigo
+    "scaled": Look("#33BBEE", "--", "8", "1/√L scaled"),  # cyan
     # initialisations
     "default": Look("#56B4E9", "-", "d", "PyTorch default init"),  # sky blue
     "he": Look("#E69F00", "-.", "*", "He init"),  # orange

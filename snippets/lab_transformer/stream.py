@@ -24,7 +24,7 @@ D, HEADS, CONTEXT, BATCH = 32, 4, 32, 16
 
 # --8<-- [start:residual]
 class Residual(nn.Module):
-    """One residual update of the stream around `branch`, with its norm placed as named."""
+    """One residual update of the stream around `branch`, its norm placed as named."""
 
     def __init__(self, branch: nn.Module, d: int, placement: str, depth: int) -> None:
         super().__init__()
@@ -80,7 +80,7 @@ class Block(nn.Sequential):
 
 
 class TinyLM(nn.Module):
-    """Embed characters, run L blocks on the stream, then final LayerNorm and unembed."""
+    """Embed characters, run L blocks on the stream, final LayerNorm, unembed."""
 
     def __init__(self, vocab: int, depth: int, placement: str, d: int = D) -> None:
         super().__init__()
@@ -101,7 +101,7 @@ class TinyLM(nn.Module):
 
 # --8<-- [start:deepnorm]
 def deepnorm_init(model: TinyLM, depth: int) -> None:
-    """Wang et al.'s init for a decoder of L blocks: the value and output maps scaled by beta."""
+    """Wang et al.'s init for an L-block decoder: value and output maps times beta."""
     beta = (8 * depth) ** -0.25
     for block in model.blocks:
         attn, ffn = block[0].branch, block[1].branch
@@ -162,7 +162,7 @@ def loss_of(model: TinyLM, x: Tensor, y: Tensor) -> Tensor:
 
 # --8<-- [start:ratios]
 def write_ratios(model: TinyLM, x: Tensor) -> list[float]:
-    """Per block: the mean over its two updates of |write| / |alpha * stream| (token-averaged)."""
+    """Per block: |write| / |alpha * stream| (token mean), averaged over its updates."""
     h = model.embed(x) + model.pos.weight[: x.shape[1]]  # (B, T, d)
     ratios = []
     for block in model.blocks:
