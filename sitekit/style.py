@@ -47,7 +47,7 @@ LOOKS: dict[str, Look] = {
     "deepnorm": Look("#228833", "-.", ">", "DeepNorm"),  # green
     "wide": Look("#7E57C2", "--", "P", "wide"),  # violet
     "drop-path": Look("#AA4499", "-.", "X", "drop-path"),  # purple
-    "post-norm + warm-up": Look("#A6761D", "--", "<", "post-norm + warm-up"),  # post-norm's ochre, dashed
+    "post-norm + warm-up": Look("#DDAA33", "--", "<", "post-norm + warm-up"),  # gold, near post-norm
     "scaled": Look("#33BBEE", "--", "8", "1/√L scaled"),  # cyan
     # initialisations
     "default": Look("#56B4E9", "-", "d", "PyTorch default init"),  # sky blue
