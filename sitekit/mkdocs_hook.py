@@ -127,6 +127,7 @@ def on_nav(nav: Any, config: Any, files: Files) -> Any:
     _state["titles"] = {p.file.src_uri: p.title or p.file.src_uri for p in pages}
     parts = [(p.file.src_uri, int(m[1])) for p in pages if p.title and (m := re.match(r"Part (\d+)\b", p.title))]
     _state["parts"] = {uri: (n, len(parts)) for uri, n in parts}
+    _state["labs"] = {p.file.src_uri: int(m[1]) for p in pages if p.title and (m := re.match(r"Lab (\d+)\b", p.title))}
     # The Sources page shows each work's cited_for, which names parts: held to the same rule as a page.
     try:
         works = facts.registry().works.values()
@@ -135,7 +136,7 @@ def on_nav(nav: Any, config: Any, files: Files) -> Any:
     wrong = [
         f"facts/facts.toml: work {work.id!r}, cited_for: {problem.split(': ', 1)[1]}"
         for work in works
-        for problem in part_refs.check(work.cited_for, "module/sources.md", dict(parts))
+        for problem in part_refs.check(work.cited_for, "module/sources.md", dict(parts), labs=_state["labs"])
     ]
     if wrong and _state["strict"]:
         raise PluginError("part numbers (sitekit/parts.py):\n  " + "\n  ".join(wrong))
@@ -223,7 +224,9 @@ def on_page_markdown(markdown: str, page: Any, config: Any, files: Files) -> str
     if page.file.src_uri.endswith(".md"):  # a notebook page's Markdown is its JSON
         typed = numbers.check_markdown(markdown, page.file.src_uri, page.file.content_string, figures.REGISTRY)
         numbered = {uri: n for uri, (n, _) in _state.get("parts", {}).items()}
-        typed += part_refs.check(markdown, page.file.src_uri, numbered, page.file.content_string)
+        typed += part_refs.check(
+            markdown, page.file.src_uri, numbered, page.file.content_string, labs=_state.get("labs", {})
+        )
     if typed and _state["strict"]:
         raise PluginError("numbers typed by hand (sitekit/numbers.py, sitekit/parts.py):\n  " + "\n  ".join(typed))
     for problem in typed:  # preview: say it, keep serving

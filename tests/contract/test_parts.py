@@ -51,7 +51,7 @@ def test_code_and_macros_are_not_prose():
 
 def test_several_parts_in_one_link_fail():
     (message,) = problems("[Parts 4 and 5](initialisation.md)")
-    assert "link each part" in message
+    assert "link each to its own page" in message
 
 
 def test_a_part_page_whose_heading_disagrees_with_the_nav_fails():
@@ -83,3 +83,12 @@ def test_a_works_cited_for_on_the_sources_page_is_held_to_the_same_rule(monkeypa
     assert "facts/facts.toml: work 'zhang2019', cited_for: 'Part 5' links to 'initialisation.md'" in str(err.value)
     work.cited_for = "Fixup, in [Part 4](initialisation.md)."
     mkdocs_hook.on_nav(SimpleNamespace(pages=pages), config=None, files=None)
+
+
+def test_a_lab_is_bound_to_the_nav_like_a_part():
+    labs = {"module/lab-why-it-trains.md": 1, "module/lab-transformer-stream.md": 2}
+    assert parts.check("[Lab 2](lab-transformer-stream.md) trains one.", "module/page.md", NAV, labs=labs) == []
+    (wrong,) = parts.check("[Lab 1](lab-transformer-stream.md) trains one.", "module/page.md", NAV, labs=labs)
+    assert "numbers Lab 2: write 2." in wrong
+    (bare,) = parts.check("Lab 1 measured it.", "module/page.md", NAV, labs=labs)
+    assert "'Lab 1' is not a link" in bare and "[Lab 1](lab-why-it-trains.md)" in bare
