@@ -123,6 +123,9 @@ class Guard:
             route.abort()
 
 
+PHONE = 390  # px: a common phone's width in CSS pixels
+
+
 def guarded_context(browser: Any, scheme: str = "light", **options: Any) -> Any:
     """A fresh browser context whose requests off 127.0.0.1 are aborted and listed in `ctx.guard`."""
     ctx = browser.new_context(
@@ -156,6 +159,7 @@ class Visit:
     screenshot: Path
     wide_listings: list[str]
     raw_tex: list[str]
+    phone_width: int  # the page's scroll width in a 390 px wide window (folds opened)
 
 
 def expected_math(path: str) -> int:
@@ -261,6 +265,9 @@ class Visits:
             page.add_script_tag(content=_axe_source())
             serious = page.evaluate(AXE_SERIOUS, AXE_RULES[scheme])
             wide = page.evaluate(WIDE_LISTINGS)  # opens folded blocks: keep it after the screenshot
+            page.set_viewport_size({"width": PHONE, "height": 844})
+            page.wait_for_timeout(100)  # the theme's layout for narrow screens
+            phone_width = page.evaluate("document.documentElement.scrollWidth")
         finally:
             ctx.close()
         sizes: dict[str, int] = {}
@@ -288,6 +295,7 @@ class Visits:
             screenshot=shot,
             wide_listings=wide,
             raw_tex=raw_tex,
+            phone_width=phone_width,
         )
 
 

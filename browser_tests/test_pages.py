@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
-from browser_tests.harness import AXE, AXE_SHA256, Visits
+from browser_tests.harness import AXE, AXE_SHA256, PHONE, Visits
 
 # Bytes of HTML, JS, CSS, fonts and images one cold visit may pull (search index and notebook
 # downloads are reported, not budgeted). Most pages pull 0.6-0.9 MB; the heaviest is the page made
@@ -62,6 +62,12 @@ def test_python_listings_fit_without_scrolling(visits: Visits, page_path: str) -
     """Listings are formatted to 88 columns so that a 1280 px wide window shows them whole."""
     wide = visits.get(page_path).wide_listings
     assert not wide, f"/{page_path}: listings wider than the page at 1280 px: {wide}"
+
+
+def test_nothing_widens_the_page_on_a_phone(visits: Visits, page_path: str) -> None:
+    """At 390 px wide, wide tables, figures and formulas scroll inside their own boxes, not the page."""
+    width = visits.get(page_path).phone_width
+    assert width <= PHONE, f"/{page_path}: {width} px wide in a {PHONE} px window: something escapes its scroll box"
 
 
 def test_screenshot_saved(visits: Visits, page_path: str, scheme: str) -> None:
