@@ -36,15 +36,16 @@ def final_losses(values: Values) -> Any:
     v = values[LOSSES]
     names = list(LOOK)
     fig, ax = plt.subplots(figsize=(6.8, 3.6))
+    low = min(min(by.values()) for by in v["losses"].values())
     for j, depth in enumerate(v["depths"]):
         for i, name in enumerate(names):
             st = look(LOOK[name])
             x = i + (j - 0.5) * 0.36
-            ax.bar(x, v["losses"][name][str(depth)], width=0.34, color=st.color, alpha=1.0 if j else 0.45)
+            loss = v["losses"][name][str(depth)]  # a dot, not a bar: the axis does not start at 0
+            ax.plot(x, loss, "o", markersize=8, color=st.color, alpha=1.0 if j else 0.45)
     ax.axhline(v["unigram"], **{**look("neutral").kw("character frequencies only", marker=False)})
     ax.set_xticks(range(len(names)), names, rotation=20, ha="right")
     ax.set_ylabel("held-out loss (nats)")
-    low = min(min(by.values()) for by in v["losses"].values())
     ax.set_ylim(low - 0.3, v["unigram"] + 0.2)
     ax.set_title(f"Pale: {v['shallow']} blocks; solid: {v['deep']} blocks (one seed, {v['steps']} steps)")
     ax.legend(loc="upper left")
@@ -100,7 +101,7 @@ def logit_lens(values: Values) -> Any:
         ax.set_xticks(list(k), ["emb.", *(str(i) for i in k[1:])])
         ax.set_xlabel("stream after block")
     axes[0].set_ylabel("lens loss (nats)")
-    axes[1].set_ylabel("top-1 equals the output's")
+    axes[1].set_ylabel("agrees with the final top-1")
     axes[1].set_ylim(0, 1.05)
     axes[0].legend(loc="lower left")
     fig.tight_layout()
