@@ -115,7 +115,7 @@ def time_width(device: str, seed: int, d: int, tokens: int, rounds: int) -> Row:
 def time_layer_as_add(device: str, seed: int, d: int, tokens: int, rounds: int) -> Row:
     """The same row with the branch's first Linear(d, 4d) timed and counted where the add was.
 
-    The counterfactual of the add's claims: an operation as heavy as a layer, which is compute-bound.
+    The counterfactual of the add's claims: an operation as heavy as a layer (compute-bound).
     """
     torch.manual_seed(seed)
     block = ResidualBlock(d, expansion=4).to(device)
