@@ -52,6 +52,11 @@ Ordinary language passes: "one block", "two stacks", "the three details", ordina
 A figure's alt text (`figure("name", "alt")`) and caption are prose, and so are the labels a figure function writes
 (titles, axis labels, text, legend labels in `figures/*.py`): their literal digits are checked by the same
 rules; numbers they format from recorded values (`f"{x:.2f}"`) are bound.
+
+A published notebook's markdown cells (`check_notebook`; the worked solution, staged from
+results/build/) follow the same rules with no macros to call: there a number is bound when it is a
+literal in one of the notebook's own code cells (configuration: `DEPTH = 50`) or appears in an executed
+output (measured), at the precision written (`1.2e-38` matches a printed 1.1754944e-38).
 """
 
 from __future__ import annotations

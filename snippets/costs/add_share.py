@@ -111,22 +111,6 @@ def time_width(device: str, seed: int, d: int, tokens: int, rounds: int) -> Row:
     return Row(d, tokens, branch_flops(block, x), add_flops(x), tb, ta)
 
 
-@torch.no_grad()
-def time_layer_as_add(device: str, seed: int, d: int, tokens: int, rounds: int) -> Row:
-    """The same row with the branch's first Linear(d, 4d) timed and counted where the add was.
-
-    The counterfactual of the add's claims: an operation as heavy as a layer (compute-bound).
-    """
-    torch.manual_seed(seed)
-    block = ResidualBlock(d, expansion=4).to(device)
-    x = torch.randn(tokens, d, device=device)  # (N, d)
-    layer = block.branch[0]
-    with FlopCounterMode(display=False) as counter:
-        layer(x)
-    tb, tl = paired_times(lambda: block.branch(x), lambda: layer(x), device, rounds)
-    return Row(d, tokens, branch_flops(block, x), counter.get_total_flops(), tb, tl)
-
-
 def measure(
     device: str = "cpu",
     seed: int = 0,
@@ -172,16 +156,11 @@ def sweep(
         by_tokens = [
             row(time_width(device, 0, width, n, rounds), n) for n in token_counts
         ]
-        # The counterfactual, timed the same way: a Linear(d, 4d) in the add's place.
-        layer = [
-            row(time_layer_as_add(device, 0, d, tokens, rounds), d) for d in widths
-        ]
     return {
         "tokens": tokens,
         "width": width,
         "table": {"columns": ["d", *shares], "rows": by_width},
         "tokens_table": {"columns": ["tokens N", *shares], "rows": by_tokens},
-        "layer_table": {"columns": ["d", *shares], "rows": layer},
     }
 
 
