@@ -893,10 +893,11 @@ def render(text: str, ctx: Context) -> str:
                 out.append(m[0])
             else:
                 done = expand(m)
-                if (not done or done.startswith(MARK)) and out and out[-1].strip():
-                    # A claim() that adds nothing takes its space; a marker sits on the word before it,
-                    # like a footnote mark, so that no text reading of the page says "rounding ."
-                    out[-1] = out[-1].rstrip(" ")
+                before = "".join(out)
+                if (not done or done.startswith(MARK)) and before.strip():
+                    # A claim() that adds nothing takes its space; a marker sits on the word (or formula)
+                    # before it, like a footnote mark, so that no text reading of the page says "rounding ."
+                    out = [before.rstrip(" ")]
                 elif not done and part[last : last + 1] == " ":  # ... or, first on its line, the one after
                     last += 1
                 out.append(done)
@@ -934,7 +935,13 @@ def render(text: str, ctx: Context) -> str:
     lines: list[str] = []
     for line, is_prose in outside_fences(text):
         if is_prose:
+            from_macro = line.lstrip().startswith("{{")
             line = prose(line)
+            # A colon left first on its line by a claim that rendered as nothing joins the line before
+            # (only then: a colon that starts a line in the source is Markdown's, a definition).
+            if from_macro and lines and lines[-1].strip() and re.match(r"^\s*:(?:\s|$)", line):
+                lines[-1] = lines[-1].rstrip() + line.lstrip()
+                continue
             # A line that now starts with punctuation (a macro line above it, or a claim marker that
             # rendered as nothing, ends the sentence) joins the line before: no space before the mark.
             if lines and lines[-1].strip() and TRAILING_MARK.match(line) and not FENCE_LINE.match(lines[-1]):

@@ -497,3 +497,12 @@ def test_a_claim_marker_sits_on_the_word_before_it_so_no_reading_of_the_page_has
     assert text_of(own_line) == "weights, to float64 rounding. The original"
     kept = render.render('## A heading\n{{ claim("%s") }} after it' % c.id, ctx(c))
     assert kept.startswith("## A heading\n<a "), "a heading keeps its own line"
+
+
+def test_a_marker_after_a_formula_and_a_colon_left_by_a_claim_join_the_text_before():
+    c = record()
+    after_math = render.render('norms\' \\(12d^2 + 13d\\) {{ claim("%s") }}.' % c.id, ctx(c))
+    assert '\\)<a class="rcpt rcpt-mark"' in after_math and after_math.endswith("</a>.")
+    colon = render.render('by {{ value("%s", "x") }}\n{{ claim("%s") }}:\n\nNext' % (c.id, c.id), ctx(c))
+    assert text_of(colon).startswith("by 1.5:"), colon
+    assert render.render("Term\n: a definition", ctx()) == "Term\n: a definition"  # Markdown's own colon
