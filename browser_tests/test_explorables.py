@@ -133,10 +133,12 @@ def test_figure_text_is_at_least_9pt_at_1280px(new_context: Any, base_url: str) 
 def test_diagram_labels_are_at_least_11px_on_a_390px_phone(new_context: Any, base_url: str) -> None:
     """Box labels of every block diagram, as displayed on a phone: the diagram stops shrinking at 11 px."""
     small: list[str] = []
+    seen = 0
     for path in site_pages():
         if soup(path).select_one("figure.rs-figure svg.rs-svg[style]") is None:  # diagrams carry a max-width
             continue
-        page = new_context(java_script_enabled=False, viewport={"width": 390, "height": 844}).new_page()
+        page = new_context(java_script_enabled=False).new_page()
+        page.set_viewport_size({"width": 390, "height": 844})
         page.goto(base_url + path, wait_until="load")
         sizes = page.evaluate(
             """() => [...document.querySelectorAll('figure.rs-figure svg.rs-svg[style]')].map(svg => {
@@ -147,6 +149,8 @@ def test_diagram_labels_are_at_least_11px_on_a_390px_phone(new_context: Any, bas
             })"""
         )
         small += [f"/{path} {fid}: {px:.1f}px" for fid, px in sizes if math.isfinite(px) and px < 10.9]
+        seen += len(sizes)
+    assert seen >= 5, f"only {seen} diagrams found"  # every block diagram in figures/diagrams.py is shown
     assert not small, f"diagram labels under 11 px at 390 px: {small}"
 
 
