@@ -44,7 +44,8 @@ tenth) is reported when it states a quantity:
    percent, digits, bytes, bits, FLOPs...: `five seeds`, `two orders of magnitude`) or after an
    approximation or comparison (`about eight`, `more than three`, `at most two`);
 11. any number word from eleven up (`fifty blocks`, `a thousand tokens`): too large to be ordinary talk
-   (a plural used as a unit, "parameters (millions)", passes).
+   (a plural used as a unit, "parameters (millions)", a scale after a number that is filled in,
+   `{{ fact("ops") }} billion`, and a scale as a denominator, `per billion`, pass).
 
 Ordinary language passes: "one block", "two stacks", "the three details", ordinals ("first",
 "second"), and "one" anywhere (the identity, like 1).
@@ -184,6 +185,7 @@ def scan(text: str, math: bool = True) -> list[str]:
 
 
 # Spelled-out quantities (rules 8-11 above).
+FILLED = "\u2063"  # where check_page removed a macro: "{{ fact(...) }} billion" is a filled-in number and its unit
 SMALL = "two|three|four|five|six|seven|eight|nine|ten"
 LARGE = (
     "eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|"
@@ -216,9 +218,19 @@ SPELLED = re.compile(
 )
 
 
+SCALE = re.compile(r"(?:hundred|thousand|million|billion|trillion)\b", re.I)
+
+
 def spelled(text: str) -> list[str]:
-    """The spelled-out quantities in one line of prose (rules 8-11)."""
-    return [" ".join(m[0].split()) for m in SPELLED.finditer(text)]
+    """The spelled-out quantities in one line of prose (rules 8-11); a scale word that is the unit of a
+    number before it (`{{ fact("ops") }} billion`, `12 million`) or a denominator (`per billion`) is not one."""
+    out = []
+    for m in SPELLED.finditer(text):
+        before = text[: m.start()].rstrip()
+        if SCALE.match(m[0]) and (before.endswith(FILLED) or before[-1:].isdigit() or re.search(r"\bper$", before)):
+            continue
+        out.append(" ".join(m[0].split()))
+    return out
 
 
 def _context(line: str, number: str) -> str:
@@ -273,7 +285,7 @@ def check_page(markdown: str, page: str, first_line: int = 1, figures: dict | No
                         "a fact is shown as a link to its source, which a formula cannot hold: move it out of the math"
                     )
                     out.append(Unbound(where, call[0], m[0], fix))
-        text = MACRO.sub(lambda m: " " * len(m[0]), text)
+        text = MACRO.sub(lambda m: FILLED + " " * (len(m[0]) - 1), text)  # a number is filled in here
         out += [Unbound(where, x, _context(line, x)) for x in scan(text)]
     for name in dict.fromkeys(shown):
         if figures and name in figures:

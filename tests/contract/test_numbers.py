@@ -182,3 +182,8 @@ def test_a_notebooks_markdown_is_bound_by_its_code_literals_and_its_outputs():
         "0.26",
         "Six seeds",
     ]
+
+
+def test_a_scale_word_after_a_filled_in_number_is_its_unit():
+    assert typed('It does {{ fact("wide_resnet50_2_ops") }} billion multiply–adds.') == []
+    assert typed("It does a billion multiply–adds.") == ["billion"]
