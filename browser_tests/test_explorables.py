@@ -128,3 +128,46 @@ def test_figure_text_is_at_least_9pt_at_1280px(new_context: Any, base_url: str) 
         )
         small += [f"/{path} {fid}: {px:.1f}px" for fid, px in sizes if math.isfinite(px) and px < 11.5]
     assert not small, f"figure text under 9 pt at 1280 px: {small}"
+
+
+def test_diagram_labels_are_at_least_11px_on_a_390px_phone(new_context: Any, base_url: str) -> None:
+    """Box labels of every block diagram, as displayed on a phone: the diagram stops shrinking at 11 px."""
+    small: list[str] = []
+    seen = 0
+    for path in site_pages():
+        if soup(path).select_one("figure.rs-figure svg.rs-svg[style]") is None:  # diagrams carry a max-width
+            continue
+        page = new_context(java_script_enabled=False).new_page()
+        page.set_viewport_size({"width": 390, "height": 844})
+        page.goto(base_url + path, wait_until="load")
+        sizes = page.evaluate(
+            """() => [...document.querySelectorAll('figure.rs-figure svg.rs-svg[style]')].map(svg => {
+                const scale = svg.getBoundingClientRect().width / svg.viewBox.baseVal.width;
+                const sizes = [...svg.querySelectorAll('text')]
+                  .map(t => parseFloat(t.getAttribute('font-size')) * scale);
+                return [svg.closest('figure').id, Math.min(...sizes)];
+            })"""
+        )
+        small += [f"/{path} {fid}: {px:.1f}px" for fid, px in sizes if math.isfinite(px) and px < 10.9]
+        seen += len(sizes)
+    assert seen >= 5, f"only {seen} diagrams found"  # every block diagram in figures/diagrams.py is shown
+    assert not small, f"diagram labels under 11 px at 390 px: {small}"
+
+
+def test_the_stream_explorables_toggles_show_each_series_line_not_only_its_colour(
+    new_context: Any, base_url: str
+) -> None:
+    """Post-norm and He init sit side by side in the toggles: each label draws its line's dash pattern."""
+    page, figure = _open(new_context, base_url, STREAM)
+    labels = figure.locator(".rs-x-toggle label")
+    looks = [
+        (labels.nth(i).inner_text().strip(), labels.nth(i).locator("svg.rs-x-swatch line").get_attribute("style"))
+        for i in range(labels.count())
+    ]
+    assert len(looks) == len(recorded("stream_growth_over_50_blocks_at_default_init")["series"])
+    dashes = [style.split("stroke-dasharray:")[1].strip() for _, style in looks]
+    colours = [style.split(";")[0] for _, style in looks]
+    assert len(set(colours)) == len(colours), looks
+    named = dict(zip((name for name, _ in looks), dashes, strict=True))
+    assert named["post-norm"] != named["residual, He init"], named  # dotted against dash-dot
+    assert not page.errors

@@ -17,7 +17,7 @@ WRITES = "batchnorm_block_writes_shrink_like_inverse_sqrt_depth"
     "lab-path-lengths",
     claims=[PATHS],
     caption="How the paths through a deep residual stack, and the gradient they carry, spread over path "
-    "length: the paths bunch around half the depth; with the default init the gradient travels mostly "
+    "length: the paths bunch in the middle of the range; with the default init the gradient travels mostly "
     "on shorter paths, with He init on longer ones.",
 )
 def path_lengths(values: Values) -> Any:

@@ -16,7 +16,7 @@ INITS = {"zero": "zeroed last layer", "default": "PyTorch default", "he": "He"}
     claims=[GROWTH],
     caption="The stream's norm relative to the input, block by block, for three initialisations of the "
     "branches (median and min–max band over the seeds); thin dotted lines are the prediction "
-    "\\((1 + \\rho^2)^{l/2}\\), the dashed line marks a tenfold growth.",
+    "\\((1 + \\rho^2)^{l/2}\\), the dashed line marks the growth the text asks about.",
 )
 def stream_growth_by_init(values: Values) -> Any:
     import matplotlib.pyplot as plt

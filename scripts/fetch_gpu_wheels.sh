@@ -2,7 +2,9 @@
 # Download, here (with the package registry), the wheels a GPU host needs for scripts/gpu_verify.sh:
 # exactly the pins `scripts/gpu_wheels.py` computes from requirements/lock.txt, built for the GPU
 # image's CPython 3.12 on x86-64 Linux (pure-Python ones are py3-none-any). They land in .whl/
-# (ignored by git), which travels to the GPU host with the working tree.
+# (ignored by git), which travels to the GPU host with the working tree. One more wheel is data,
+# never installed: the pinned torchvision wheel (sitekit/facts.py: name and sha256) whose model
+# sources test_facts reads; it goes to .whl/data/, and gpu_verify.sh puts it in .nox/wheels/.
 #
 #   bash scripts/fetch_gpu_wheels.sh            # then: bash scripts/gpu_verify.sh on the GPU host
 #   bash scripts/fetch_gpu_wheels.sh --dry-run  # print the pip commands only
@@ -36,9 +38,16 @@ for spec in "${specs[@]}"; do
         "${cmd[@]}"
     fi
 done
+# The torchvision wheel test_facts reads, downloaded and sha256-checked by sitekit/facts.py itself.
+fetch_data=("$python" -c "from pathlib import Path; from sitekit import facts; print(facts.torchvision_wheel(Path('$dest/data')))")
+if [[ $dry_run -eq 1 ]]; then
+    echo "${fetch_data[*]}"
+else
+    "${fetch_data[@]}"
+fi
 if [[ $dry_run -eq 0 ]]; then
     # One version of each: a stale second copy would stop the host's install.
-    count=$(find "$dest" -type f -name '*.whl' | wc -l)
+    count=$(find "$dest" -maxdepth 1 -type f -name '*.whl' | wc -l)
     echo "fetch_gpu_wheels: ${#specs[@]} pins, $count wheels in $dest ($(du -sh "$dest" | cut -f1))"
     [[ $count -eq ${#specs[@]} ]] || { echo "fetch_gpu_wheels: remove stale wheels from $dest" >&2; exit 1; }
 fi

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The whole GPU run, on a fresh GPU host with no network and its own CUDA torch:
 #   1. install what the host lacks from the wheels in .whl/ (scripts/fetch_gpu_wheels.sh, run
-#      beforehand where the registry is reachable), into a private folder on PYTHONPATH;
+#      beforehand where the registry is reachable), into a private folder on PYTHONPATH, and put
+#      the torchvision wheel in .whl/data/ (read by test_facts, never installed) in .nox/wheels/;
 #   2. run the benchmark sweeps on CUDA            -> results/bench-cuda.json
 #   3. run every claim on CUDA (= nox -s tests_cuda) -> results/cuda.json
 #   4. copy both results files and the logs to $OUT (or to the folder given with --out).
@@ -68,6 +69,15 @@ if [[ ${#wheels[@]} -gt 0 ]]; then
     export JUPYTER_PATH="$site/share/jupyter${JUPYTER_PATH:+:$JUPYTER_PATH}"
 else
     echo "gpu_verify: no wheels in .whl/; assuming the host has every package (see scripts/fetch_gpu_wheels.sh)"
+fi
+# Data, not installed: the torchvision wheel whose model sources test_facts reads (sitekit/facts.py
+# looks in .nox/wheels/ and checks its sha256; offline it cannot download it).
+shopt -s nullglob
+data=(.whl/data/*.whl)
+shopt -u nullglob
+if [[ ${#data[@]} -gt 0 ]]; then
+    step mkdir -p .nox/wheels
+    step cp "${data[@]}" .nox/wheels/
 fi
 
 # 2. A CUDA device must be visible to this torch; say which, and with what driver.

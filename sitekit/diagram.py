@@ -121,6 +121,8 @@ class DiagramError(ValueError):
 # Geometry, in SVG user units (CSS px at 1:1).
 ROW, MARGIN, TITLE = 46.0, 16.0, 30.0
 BOX_W, BOX_H, RADIUS = 94.0, 26.0, 11.0
+LABEL_PX = 12.5  # the smallest text a diagram draws: its box labels
+READABLE_PX = 11.0  # a diagram shrinks with a narrow column only until its box labels are this size
 
 
 def _size(n: Node) -> tuple[float, float]:
@@ -195,7 +197,7 @@ def _node(n: Node, x: float, y: float) -> str:
     return (
         f'<rect x="{x - w / 2:.1f}" y="{y - h / 2:.1f}" width="{w:.1f}" height="{h:.1f}" rx="5" '
         f'style="fill: {bg}; stroke: {stroke}; stroke-width: {2 if n.look else 1.2}"/>'
-        f'<text x="{x:.1f}" y="{y:.1f}" {text} font-size="12.5">{label}</text>'
+        f'<text x="{x:.1f}" y="{y:.1f}" {text} font-size="{LABEL_PX}">{label}</text>'
     )
 
 
@@ -237,10 +239,13 @@ def svg(d: Diagram) -> str:
             x, width, height = x + w, x + w, max(height, h)
         else:
             y, width, height = y + h, max(width, w), y + h
+    # On a phone the diagram shrinks with the column down to READABLE_PX labels, then scrolls sideways.
+    smallest = width * READABLE_PX / LABEL_PX
     return (
         f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width:.0f} {height:.0f}" '
-        f'width="{width:.0f}" height="{height:.0f}" font-family="sans-serif" style="max-width: {width:.0f}px"'
-        + (' data-wide=""' if width > 520 else "")  # on a phone it scrolls rather than shrink its text away
+        f'width="{width:.0f}" height="{height:.0f}" font-family="sans-serif" '
+        f'style="max-width: {width:.0f}px; min-width: {smallest:.0f}px"'
+        + (' data-wide=""' if width > 520 else "")
         + ">"
         f"<title>{escape(d.title)}</title><desc>{escape(d.desc)}</desc>{''.join(parts)}</svg>\n"
     )

@@ -227,6 +227,8 @@ def on_page_markdown(markdown: str, page: Any, config: Any, files: Files) -> str
         typed += part_refs.check(
             markdown, page.file.src_uri, numbered, page.file.content_string, labs=_state.get("labs", {})
         )
+    elif page.file.src_uri.endswith(".ipynb"):  # its markdown cells, bound by its own code and outputs
+        typed = [str(u) for u in numbers.check_notebook(markdown, page.file.src_uri)]
     if typed and _state["strict"]:
         raise PluginError("numbers typed by hand (sitekit/numbers.py, sitekit/parts.py):\n  " + "\n  ".join(typed))
     for problem in typed:  # preview: say it, keep serving

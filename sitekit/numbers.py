@@ -32,22 +32,54 @@ is the same unbound measurement as "50 blocks", so bind it instead.
    citation (`(2016)`), or a venue or name (`CVPR 2016`, but not a preposition: `In 2015`); arXiv
    identifiers (`1512.03385`). A year that dates an event in prose ("before 2015") is a fact.
 
+Spelled-out quantities are numbers too ("four times wider" is as measured as "4× wider"). A number word
+(two, three, ... ten, eleven, twenty, hundred, thousand..., and the fractions half, third, quarter...
+tenth) is reported when it states a quantity:
+
+8. a multiple: a number word before `times` or `-fold` (`four times wider`, `ten-fold`, `tenfold`), or
+   `twice`, `thrice`, `half` before `as` (`twice as fast`);
+9. a fraction: a third, a quarter... a tenth `of` (`a third of`, `two thirds of`, `one-quarter of`),
+   and `half a`/`half an` before a unit (`half a point`);
+10. a count next to a unit of measurement (seconds, minutes, epochs, steps, seeds, orders, points,
+   percent, digits, bytes, bits, FLOPs...: `five seeds`, `two orders of magnitude`) or after an
+   approximation or comparison (`about eight`, `more than three`, `at most two`);
+11. any number word from eleven up (`fifty blocks`, `a thousand tokens`): too large to be ordinary talk
+   (a plural used as a unit, "parameters (millions)", a scale after a number that is filled in,
+   `{{ fact("ops") }} billion`, and a scale as a denominator, `per billion`, pass).
+
+Ordinary language passes: "one block", "two stacks", "the three details", ordinals ("first",
+"second"), and "one" anywhere (the identity, like 1).
+
 A figure's alt text (`figure("name", "alt")`) and caption are prose, and so are the labels a figure function writes
 (titles, axis labels, text, legend labels in `figures/*.py`): their literal digits are checked by the same
 rules; numbers they format from recorded values (`f"{x:.2f}"`) are bound.
+
+A published notebook's markdown cells (`check_notebook`; the worked solution, staged from
+results/build/) follow the same rules with no macros to call: there a number is bound when it is a
+literal in one of the notebook's own code cells (configuration: `DEPTH = 50`) or appears in an executed
+output (measured), at the precision written (`1.2e-38` matches a printed 1.1754944e-38).
 """
 
 from __future__ import annotations
 
 import ast
+import contextlib
 import inspect
+import io
+import json
 import re
 import textwrap
+import tokenize
 from dataclasses import dataclass
 
 FIX = (
     "fill it in from the claim that measures or sets it ({{ value(...) }}, after claim.record(...)), "
     'cite a sourced fact ({{ fact("id") }}, facts/facts.toml), or rephrase without it'
+)
+
+SPELLED_FIX = (
+    "a quantity in words is a number too: fill it in as a number from its record ({{ value(...) }}) or "
+    'fact ({{ fact("id") }}), or rephrase without the quantity (rules 8-11 in sitekit/numbers.py)'
 )
 
 FENCE = re.compile(r"^\s*(`{3,}|~{3,})")
@@ -105,6 +137,8 @@ class Unbound:
     fix: str = FIX
 
     def __str__(self) -> str:
+        if self.fix == FIX and not re.search(r"\d", self.number):
+            return f"{self.where}: unbound spelled-out number {self.number!r} in {self.context!r}: {SPELLED_FIX}."
         return f"{self.where}: unbound number {self.number!r} in {self.context!r}: {self.fix}."
 
 
@@ -144,9 +178,59 @@ def scan(text: str, math: bool = True) -> list[str]:
     for pattern in (ARXIV, LOCATOR, ORDINAL, KERNEL):
         text = _blank_all(pattern, text)
     text = _blank_all(CITED_YEAR, text, 1)
+    words = spelled(text)  # before names are blanked: `ten-fold` is a quantity, not a name
     text = _blank_all(NAME, text)
     found.extend(m[0].rstrip(".,") for m in NUMBER.finditer(text) if m[0].rstrip(".,") not in CONSTANTS)
-    return found
+    return found + words
+
+
+# Spelled-out quantities (rules 8-11 above).
+FILLED = "\u2063"  # where check_page removed a macro: "{{ fact(...) }} billion" is a filled-in number and its unit
+SMALL = "two|three|four|five|six|seven|eight|nine|ten"
+LARGE = (
+    "eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|"
+    "twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred|thousand|million|billion|trillion|dozen"
+)
+FRACTIONS = "thirds?|quarters?|fifths?|sixths?|sevenths?|eighths?|ninths?|tenths?|hundredths?|thousandths?"
+UNITS = (
+    r"seconds?|minutes?|hours?|days?|ms|µs|epochs?|steps?|iterations?|seeds?|runs?|rounds?|repeats?|"
+    r"orders?\s+of\s+magnitude|decades?|points?|percent|per\s+cent|digits?|decimals?|decimal\s+places?|"
+    r"bytes?|bits?|[KMGT]i?B|kilobytes?|megabytes?|gigabytes?|FLOPs?|GFLOPs?|samples?|tokens?"
+)
+APPROX = (
+    r"about|around|roughly|nearly|almost|approximately|over|under|some|"
+    r"(?:more|less|fewer|greater|smaller|larger)\s+than|at\s+(?:least|most)|up\s+to|within"
+)
+WORD = rf"(?:{SMALL}|{LARGE})(?:[- ](?:{SMALL}|one))?"  # twenty-three, ninety nine
+SPELLED = re.compile(
+    "|".join(
+        (
+            rf"\b(?:{WORD}|one)\s*(?:-\s*)?fold\b|\b{WORD}\s+times\b",  # 8: a multiple
+            r"\b(?:twice|thrice|half)\s+as\b",
+            rf"\b(?:an?|one|{WORD})[- ](?:{FRACTIONS})\s+of\b",  # 9: a fraction
+            rf"\bhalf\s+an?\s+(?:{UNITS})\b",
+            rf"\b{WORD}\s+(?:\w+\s+)?(?:{UNITS})\b",  # 10: a count with its unit
+            rf"\b(?:{APPROX})\s+(?:an?\s+)?(?:{WORD}|half|(?:{FRACTIONS}))\b",  # 10: approximate
+            rf"\b(?:{LARGE})\b",  # 11: large
+        )
+    ),
+    re.I,
+)
+
+
+SCALE = re.compile(r"(?:hundred|thousand|million|billion|trillion)\b", re.I)
+
+
+def spelled(text: str) -> list[str]:
+    """The spelled-out quantities in one line of prose (rules 8-11); a scale word that is the unit of a
+    number before it (`{{ fact("ops") }} billion`, `12 million`) or a denominator (`per billion`) is not one."""
+    out = []
+    for m in SPELLED.finditer(text):
+        before = text[: m.start()].rstrip()
+        if SCALE.match(m[0]) and (before.endswith(FILLED) or before[-1:].isdigit() or re.search(r"\bper$", before)):
+            continue
+        out.append(" ".join(m[0].split()))
+    return out
 
 
 def _context(line: str, number: str) -> str:
@@ -201,7 +285,7 @@ def check_page(markdown: str, page: str, first_line: int = 1, figures: dict | No
                         "a fact is shown as a link to its source, which a formula cannot hold: move it out of the math"
                     )
                     out.append(Unbound(where, call[0], m[0], fix))
-        text = MACRO.sub(lambda m: " " * len(m[0]), text)
+        text = MACRO.sub(lambda m: FILLED + " " * (len(m[0]) - 1), text)  # a number is filled in here
         out += [Unbound(where, x, _context(line, x)) for x in scan(text)]
     for name in dict.fromkeys(shown):
         if figures and name in figures:
@@ -263,3 +347,86 @@ def check_markdown(markdown: str, page: str, source: str = "", figures: dict | N
     at = source.find(markdown) if source and markdown else -1
     first = source[:at].count("\n") + 1 if at > 0 else 1
     return [str(u) for u in check_page(markdown, page, first, figures)]
+
+
+NOTEBOOK_FIX = (
+    "bind it: set it in one of the notebook's code cells (configuration) or print it in an executed output "
+    "(measured), or rephrase without it"
+)
+WORDS = {w: i for i, w in enumerate(SMALL.split("|"), start=2)} | {
+    "eleven": 11, "twelve": 12, "twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "hundred": 100, "thousand": 1000
+}  # fmt: skip
+SCIENTIFIC = re.compile(r"(?<![\w.])\d+(?:\.\d+)?(?:e[-+]?\d+|\s*×\s*10\^\{?[-−]?\d+\}?)(?!\w|\.\d)", re.I)
+
+
+def _value(text: str) -> float | None:
+    """A number as written (1,000 / 1.2e-38 / 1.2 × 10^-38 / fifty), or None."""
+    text = text.replace(",", "").replace("−", "-").replace("{", "").replace("}", "")
+    m = re.fullmatch(r"(\d+(?:\.\d+)?)\s*×\s*10\^?(-?\d+)", text)
+    if m:
+        return float(m[1]) * 10 ** int(m[2])
+    words = re.findall(r"[a-z]+", text.lower())
+    for word in words:
+        if word in WORDS:
+            return float(WORDS[word])
+    try:
+        return float(text)
+    except ValueError:
+        return None
+
+
+def _shown_as(value: float, written: str) -> bool:
+    """Whether `value` reads as `written` at the precision written (1.17e-38 reads as 1.2e-38)."""
+    shown = _value(written)
+    if shown is None:
+        return False
+    if shown == value:
+        return True
+    mantissa = re.split(r"e|×", written.replace(",", ""), flags=re.I)[0].strip()
+    digits = len(re.sub(r"\D", "", mantissa).lstrip("0")) or 1
+    return value != 0 and f"{value:.{digits}g}" == f"{shown:.{digits}g}"
+
+
+def notebook_values(cells: list[dict]) -> set[float]:
+    """What binds a notebook's prose: literals in its code cells and numbers in its executed outputs."""
+    values: set[float] = set()
+    for cell in cells:
+        if cell.get("cell_type") != "code":
+            continue
+        source = "".join(cell.get("source", ""))
+        code = "\n".join(line for line in source.splitlines() if not line.lstrip().startswith(("%", "!")))
+        with contextlib.suppress(tokenize.TokenError, IndentationError, SyntaxError):  # what tokenizes counts
+            for tok in tokenize.generate_tokens(io.StringIO(code).readline):
+                if tok.type == tokenize.NUMBER and not tok.string.lower().endswith("j"):
+                    values.add(float(ast.literal_eval(tok.string)))  # 1_000, 0x10, 1e-3
+        for out in cell.get("outputs", []):
+            text = "".join(out.get("text", "")) + "".join(out.get("data", {}).get("text/plain", ""))
+            for m in re.finditer(r"-?\d+(?:\.\d+)?(?:e[-+]?\d+)?", text, re.I):
+                values.add(float(m[0]))
+    return values
+
+
+def check_notebook(source: str, page: str) -> list[Unbound]:
+    """Unbound numbers in a notebook's markdown cells (docs path `page`): a number there is bound when
+    it is a literal in the notebook's code cells or appears in an executed output; rules 1-11 apply too."""
+    try:
+        cells = json.loads(source)["cells"]
+    except (ValueError, KeyError, TypeError) as err:
+        return [Unbound(f"docs/{page}", "", "", f"not a readable notebook ({err}): re-run the tests that write it")]
+    bound = notebook_values(cells)
+    out: list[Unbound] = []
+    for i, cell in enumerate(cells):
+        if cell.get("cell_type") != "markdown":
+            continue
+        text = "".join(cell.get("source", ""))
+        where = f"docs/{page}: cell {i + 1} (markdown)"
+        for m in SCIENTIFIC.finditer(text):  # 1.2e-38 is one number, not 1.2 and 38
+            if not any(_shown_as(v, m[0]) for v in bound):
+                out.append(Unbound(where, m[0], _context(text, m[0]), NOTEBOOK_FIX))
+        text = _blank_all(SCIENTIFIC, text)
+        for u in check_page(text, page):
+            if any(_shown_as(v, u.number) for v in bound):
+                continue
+            line = u.where.rsplit(":", 1)[-1]
+            out.append(Unbound(f"{where}, line {line}", u.number, u.context, NOTEBOOK_FIX))
+    return out

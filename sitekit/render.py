@@ -844,6 +844,11 @@ def uncited(cpu: dict[str, Claim], cited: dict[str, set[str]]) -> list[str]:
 
 
 TRAILING_MARK = re.compile(r"^\s*[.,;)](?:\s|$)")
+MARK = '<a class="rcpt rcpt-mark"'  # what marker() writes
+# Lines a marker never joins: fences, headings, tables, HTML, admonition titles and other block starts.
+OWN_LINE = re.compile(
+    r"^\s*(?:`{3,}|~{3,}|#{1,6}\s|\||!!!|\?\?\?|===|<(?:p|div|figure|table|details|pre|[uo]l|h\d|svg|img)\b)"
+)
 ADMONITION_TITLE = re.compile(r"^\s*(\?\?\?\+?|!!!)\s")
 LINK_TAG = re.compile(r"</?a\b[^>]*>")
 MD_LINK = re.compile(r'\[([^\]]*)\]\([^)\s]*(?:\s+"[^"]*")?\)(?:\{[^}]*\})?')
@@ -888,8 +893,11 @@ def render(text: str, ctx: Context) -> str:
                 out.append(m[0])
             else:
                 done = expand(m)
-                if not done and out and out[-1].strip():  # a claim() that adds nothing takes its space
-                    out[-1] = out[-1].rstrip(" ")
+                before = "".join(out)
+                if (not done or done.startswith(MARK)) and before.strip():
+                    # A claim() that adds nothing takes its space; a marker sits on the word (or formula)
+                    # before it, like a footnote mark, so that no text reading of the page says "rounding ."
+                    out = [before.rstrip(" ")]
                 elif not done and part[last : last + 1] == " ":  # ... or, first on its line, the one after
                     last += 1
                 out.append(done)
@@ -927,10 +935,20 @@ def render(text: str, ctx: Context) -> str:
     lines: list[str] = []
     for line, is_prose in outside_fences(text):
         if is_prose:
+            from_macro = line.lstrip().startswith("{{")
             line = prose(line)
+            # A colon left first on its line by a claim that rendered as nothing joins the line before
+            # (only then: a colon that starts a line in the source is Markdown's, a definition).
+            if from_macro and lines and lines[-1].strip() and re.match(r"^\s*:(?:\s|$)", line):
+                lines[-1] = lines[-1].rstrip() + line.lstrip()
+                continue
             # A line that now starts with punctuation (a macro line above it, or a claim marker that
             # rendered as nothing, ends the sentence) joins the line before: no space before the mark.
             if lines and lines[-1].strip() and TRAILING_MARK.match(line) and not FENCE_LINE.match(lines[-1]):
+                lines[-1] = lines[-1].rstrip() + line.lstrip()
+                continue
+            # A marker first on its line sits on the last word of the line before, in the same paragraph.
+            if line.lstrip().startswith(MARK) and lines and lines[-1].strip() and not OWN_LINE.match(lines[-1]):
                 lines[-1] = lines[-1].rstrip() + line.lstrip()
                 continue
         lines.append(line)

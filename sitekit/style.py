@@ -42,7 +42,7 @@ LOOKS: dict[str, Look] = {
     "dense": Look("#999933", "-.", "D", "dense (concatenation)"),  # olive
     "highway": Look("#44AA99", "-", "h", "highway"),  # teal
     "pre-norm": Look("#CC79A7", "-", "^", "pre-norm"),  # reddish purple
-    "post-norm": Look("#A6761D", ":", "v", "post-norm"),  # ochre
+    "post-norm": Look("#7A7A7A", ":", "v", "post-norm"),  # grey, unlike He init beside it
     "peri-norm": Look("#4477AA", "--", "p", "peri-norm"),  # Tol blue
     "deepnorm": Look("#228833", "-.", ">", "DeepNorm"),  # green
     "wide": Look("#7E57C2", "--", "P", "wide"),  # violet

@@ -47,13 +47,27 @@ OPS: dict[str, Callable[[torch.Tensor, torch.Tensor], torch.Tensor]] = {
 }
 
 
+SMALL_NORMAL = (
+    2.0**-100
+)  # far below 1 yet far above 2⁻¹²⁶: scaled by it, inputs stay normal
+
+
 def slowdown(
-    device: str, op: str, flush: bool, rounds: int, n: int = 256, d: int = 512
+    device: str,
+    op: str,
+    flush: bool,
+    rounds: int,
+    n: int = 256,
+    d: int = 512,
+    subnormal: bool = True,
 ) -> float:
-    """Seconds of `op` on subnormal inputs over seconds on the same inputs at normal scale."""
+    """Seconds of `op` on subnormal inputs over seconds on the same inputs at normal scale.
+
+    subnormal=False times inputs scaled by 2⁻¹⁰⁰ instead: small, but normal (the control).
+    """
     torch.manual_seed(0)
     normal = torch.rand(n, d, device=device) + 0.5  # (N, d), all in [0.5, 1.5)
-    tiny = subnormal_like(normal)  # (N, d)
+    tiny = subnormal_like(normal) if subnormal else normal * SMALL_NORMAL  # (N, d)
     w = torch.randn(d, d, device=device) / d**0.5  # (d, d)
     f = OPS[op]
     with one_thread(device), flushing(flush):
@@ -134,6 +148,17 @@ def sweep(device: str, rounds: int, depth: int) -> dict:
     ]
     columns = ["operation", "subnormal / normal time", "same, flushed"]
     out = {"table": {"columns": columns, "rows": rows}, "depth": depth}
+    # The counterfactuals, timed the same way: inputs scaled by 2⁻¹⁰⁰ (small but normal) ...
+    control = [
+        [op, *(slowdown(device, op, f, rounds, subnormal=False) for f in (False, True))]
+        for op in OPS
+    ]
+    out["normal_table"] = {"columns": columns, "rows": control}
+    if device.startswith("cuda"):  # ... and, on a GPU host, the table on its own CPU
+        host = [
+            [op, *(slowdown("cpu", op, f, rounds) for f in (False, True))] for op in OPS
+        ]
+        out["host_cpu_table"] = {"columns": columns, "rows": host}
     tiny = subnormal_like(torch.rand(256, 512, device=device) + 0.5)  # (N, d)
     with one_thread(device), flushing(True):
         out["sqrt_nonzero_flushed"] = (torch.sqrt(tiny) != 0).float().mean().item()

@@ -56,12 +56,20 @@ def budget(d: int, depth: int) -> Budget:
     return Budget(d, depth, params, counter.get_total_flops())
 
 
+# The counterfactual: the wide stack at twice its depth (twice the budget), which should lose.
+DOUBLED = {"narrow-deep": (256, 64), "wide-shallow": (1024, 8)}
+
+
 def throughput(
-    device: str, tokens: int, rounds: int, seed: int = 0
+    device: str,
+    tokens: int,
+    rounds: int,
+    seed: int = 0,
+    shapes: dict[str, tuple[int, int]] = SHAPES,
 ) -> dict[str, float]:
     """Training-step tokens per second of both shapes, timed side by side."""
     stacks, inputs = {}, {}
-    for name, (d, depth) in SHAPES.items():
+    for name, (d, depth) in shapes.items():
         torch.manual_seed(seed)
         stacks[name] = residual_mlp(d, depth).to(device)
         inputs[name] = torch.randn(tokens, d, device=device)  # (N, d)
@@ -84,18 +92,23 @@ def measure(
 
 def sweep(device: str, batches: tuple[int, ...], rounds: int) -> dict:
     """The benchmark (`nox -s bench`): throughput of both shapes at each batch size."""
-    rows = []
+    rows, doubled = [], []
     for n in batches:
-        tp = throughput(device, n, rounds)
-        wide, narrow = tp["wide-shallow"], tp["narrow-deep"]
-        rows.append([n, narrow, wide, wide / narrow])
+        for shapes, out in ((SHAPES, rows), (DOUBLED, doubled)):
+            tp = throughput(device, n, rounds, shapes=shapes)
+            wide, narrow = tp["wide-shallow"], tp["narrow-deep"]
+            out.append([n, narrow, wide, wide / narrow])
     columns = [
         "tokens N",
         "narrow-deep tokens/s",
         "wide-shallow tokens/s",
         "wide / narrow",
     ]
-    return {"table": {"columns": columns, "rows": rows}}
+    return {
+        "table": {"columns": columns, "rows": rows},
+        "doubled_table": {"columns": columns, "rows": doubled},
+        "doubled": {name: list(shape) for name, shape in DOUBLED.items()},
+    }
 
 
 if __name__ == "__main__":

@@ -87,7 +87,7 @@ class DeepMLP(nn.Module):
 #
 # One choice here is about speed, not correctness: `fused=True` makes Adam update all of the
 # model's parameter tensors (a weight and a bias for each linear layer) in one call, where the
-# default makes about a dozen small calls per tensor, each with Python overhead that would hold
+# default makes many small calls per tensor, each with Python overhead that would hold
 # up the other model's thread below.
 
 
@@ -124,7 +124,8 @@ def train(
 # 1000 × 64 by 64 × 64 product gains little from a second core), but two models do (the
 # exercise page's timing table measures by how much). Besides what the exercise asks
 # for, each run also records what share of its gradient entries are float32 *subnormals*
-# (non-zero but below about 1.2e-38), which some CPUs process far more slowly.
+# (non-zero but below `TINY`, the smallest normal float32), which some CPUs process far
+# more slowly.
 
 # %%
 TINY = torch.finfo(torch.float32).tiny  # smallest normal float32, about 1.2e-38
@@ -237,15 +238,15 @@ plt.show()
 # - **The plain stack predicts the mean.** Within a few epochs its loss falls to the
 #   variance of the target and stays there: that is the MSE of a constant prediction
 #   equal to the mean of y. With PyTorch's default initialisation each plain block
-#   shrinks the second moment of the signal by about 1/18, so after 50 blocks the
+#   shrinks the second moment of the signal by a constant factor, so after 50 blocks the
 #   activations reaching the head are set by the biases and no longer depend on x.
 #   The best a linear head can do with an input that does not vary is output the mean.
 # - **The plain stack's first layer receives almost no gradient.** Its norm is many
 #   orders of magnitude below the residual stack's (the next cell prints the ratio), and
-#   Adam's ε = 1e-8 in the denominator swamps gradients that small, so the
+#   Adam's ε in the denominator swamps gradients that small, so the
 #   early layers never move.
 # - **Some of the plain stack's gradients are subnormal.** The share printed for each run
-#   counts gradient entries below 1.2e-38. Where a CPU handles those slowly, the plain run
+#   counts gradient entries below `TINY`. Where a CPU handles those slowly, the plain run
 #   takes longer than the residual one; the last cell measures whether yours does.
 # - **The residual stack learns.** From the same initial weights, the shortcuts carry the
 #   input forward and the gradient back, and its loss falls well below the target's
@@ -281,7 +282,7 @@ print(
 # ## Is your CPU slow on subnormal numbers?
 #
 # How much a subnormal costs depends on the processor, not on PyTorch. This cell times one
-# multiplication on normal numbers and on the same numbers scaled below 1.2e-38, in
+# multiplication on normal numbers and on the same numbers scaled below `TINY`, in
 # alternation, on one CPU thread, and prints the median ratio of the two times. Near 1,
 # your CPU takes subnormals at full speed. Far above 1, the plain model pays that price on
 # each subnormal entry of its backward pass; `torch.set_flush_denormal(True)` at the top of

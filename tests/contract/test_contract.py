@@ -483,3 +483,26 @@ def test_a_sentence_mark_after_a_macro_line_joins_it():
     """`…\\n  {{ claim(...) }}.` must not become "… ." when the marker renders as nothing."""
     assert render.render("the value 3\n  .\nNext, and\n, more", ctx()) == "the value 3.\nNext, and, more"
     assert render.render("a list\n\n. not joined", ctx()) == "a list\n\n. not joined"
+
+
+def test_a_claim_marker_sits_on_the_word_before_it_so_no_reading_of_the_page_has_a_space_before_a_mark():
+    """`rounding {{ claim(...) }}.` and `rounding\\n{{ claim(...) }}.` read "rounding." with the icon
+    dropped (search index, reader mode, copied text), not "rounding ."."""
+    c = record()
+    inline = render.render('to the same works {{ claim("%s") }}. Every' % c.id, ctx(c))
+    assert inline.startswith('to the same works<a class="rcpt rcpt-mark"') and inline.endswith("</a>. Every")
+    own_line = render.render('weights, to float64 rounding\n{{ claim("%s") }}. The original' % c.id, ctx(c))
+    assert own_line.startswith('weights, to float64 rounding<a class="rcpt rcpt-mark"'), own_line
+    assert "\n" not in own_line and own_line.endswith("</a>. The original")
+    assert text_of(own_line) == "weights, to float64 rounding. The original"
+    kept = render.render('## A heading\n{{ claim("%s") }} after it' % c.id, ctx(c))
+    assert kept.startswith("## A heading\n<a "), "a heading keeps its own line"
+
+
+def test_a_marker_after_a_formula_and_a_colon_left_by_a_claim_join_the_text_before():
+    c = record()
+    after_math = render.render('norms\' \\(12d^2 + 13d\\) {{ claim("%s") }}.' % c.id, ctx(c))
+    assert '\\)<a class="rcpt rcpt-mark"' in after_math and after_math.endswith("</a>.")
+    colon = render.render('by {{ value("%s", "x") }}\n{{ claim("%s") }}:\n\nNext' % (c.id, c.id), ctx(c))
+    assert text_of(colon).startswith("by 1.5:"), colon
+    assert render.render("Term\n: a definition", ctx()) == "Term\n: a definition"  # Markdown's own colon

@@ -112,3 +112,78 @@ def test_the_sites_figures_type_no_numbers_into_their_labels():
 def test_a_fact_inside_math_is_refused_because_its_link_would_break_the_formula():
     found = numbers.check_page('GPT-3 has \\(d = {{ fact("gpt3_d_model") }}\\).', "module/page.md")
     assert len(found) == 1 and "move it out of the math" in str(found[0])
+
+
+def test_a_spelled_out_quantity_fails_the_build_naming_page_line_and_fix():
+    with pytest.raises(PluginError) as err:
+        build_page("# Title\n\nThe wide stack is four times wider.\n\nIt trains ten-fold faster over fifty blocks.\n")
+    message = str(err.value)
+    assert "docs/module/page.md:3: unbound spelled-out number 'four times'" in message
+    assert "docs/module/page.md:5: unbound spelled-out number 'ten-fold'" in message
+    assert "docs/module/page.md:5: unbound spelled-out number 'over fifty'" in message
+    assert "a quantity in words is a number too" in message and "{{ value(...) }}" in message  # the fix
+
+
+@pytest.mark.parametrize(
+    ("prose", "found"),
+    [
+        ("It runs a third of the blocks, two thirds of the time.", ["a third of", "two thirds of"]),
+        ("Five seeds, about thirty orders of magnitude, half a point.", ["Five seeds", "about thirty", "half a point"]),
+        ("Twice as fast at more than three tokens.", ["Twice as", "more than three"]),
+    ],
+)
+def test_spelled_out_multiples_fractions_and_counts_with_units_are_numbers(prose, found):
+    assert typed(prose) == found
+
+
+def test_ordinary_language_with_number_words_passes():
+    assert typed("One block, two stacks, the first layer, the three details, one of the two models.") == []
+    assert typed("The two orders of normalisation and activation; half of the threads each.") == []
+
+
+def notebook(markdown: str, code: str = "DEPTH, SEEDS = 50, range(5)\n", output: str = "loss 0.25\n") -> str:
+    """A minimal executed notebook: one markdown cell, one code cell with its output."""
+    import json
+
+    return json.dumps(
+        {
+            "cells": [
+                {"cell_type": "markdown", "metadata": {}, "source": markdown},
+                {
+                    "cell_type": "code",
+                    "metadata": {},
+                    "source": code,
+                    "outputs": [{"output_type": "stream", "name": "stdout", "text": output}],
+                },
+            ]
+        }
+    )
+
+
+def build_notebook(source: str) -> str:
+    mkdocs_hook._state.update(strict=True, cpu={}, cuda={}, cpu_prov={}, cuda_prov={}, drawn={}, cited={})
+    page = SimpleNamespace(file=SimpleNamespace(src_uri="module/nb.ipynb", content_string=source))
+    return mkdocs_hook.on_page_markdown(source, page, config=None, files=None)
+
+
+def test_a_number_in_a_notebooks_markdown_fails_the_build_naming_notebook_cell_and_fix():
+    with pytest.raises(PluginError) as err:
+        build_notebook(notebook("Trained for 320 steps, with gradients below 1.2e-38.\n"))
+    message = str(err.value)
+    assert "docs/module/nb.ipynb: cell 1 (markdown), line 1: unbound number '320'" in message
+    assert "docs/module/nb.ipynb: cell 1 (markdown): unbound number '1.2e-38'" in message
+    assert "set it in one of the notebook's code cells (configuration) or print it in an executed output" in message
+
+
+def test_a_notebooks_markdown_is_bound_by_its_code_literals_and_its_outputs():
+    bound = notebook("Five seeds, 50 blocks deep; the loss ends at 0.25 (printed below), about 2.5e-1.\n")
+    assert numbers.check_notebook(bound, "module/nb.ipynb") == []
+    assert [u.number for u in numbers.check_notebook(notebook("Six seeds, 0.26."), "module/nb.ipynb")] == [
+        "0.26",
+        "Six seeds",
+    ]
+
+
+def test_a_scale_word_after_a_filled_in_number_is_its_unit():
+    assert typed('It does {{ fact("wide_resnet50_2_ops") }} billion multiply–adds.') == []
+    assert typed("It does a billion multiply–adds.") == ["billion"]

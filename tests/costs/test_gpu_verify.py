@@ -41,9 +41,12 @@ def test_fetch_gpu_wheels_downloads_each_pin_for_cpython_312_on_linux_x86_64():
     env = {**os.environ, "PYTHON": sys.executable}  # PYTHONPATH too: on a GPU host the wheels live there
     out = run("scripts/fetch_gpu_wheels.sh", "--dry-run", env=env)
     assert out.returncode == 0, out.stderr
-    lines = out.stdout.splitlines()
+    *lines, data = out.stdout.splitlines()
     wheels = load_gpu_wheels().wheels()
     assert len(lines) == len(wheels)
+    # test_facts reads torchvision's model sources from its pinned wheel: fetched (and sha256-checked)
+    # by sitekit/facts.py into .whl/data/, which gpu_verify.sh copies to .nox/wheels/ without installing it
+    assert "facts.torchvision_wheel(Path('.whl/data'))" in data, data
     for line, (name, version) in zip(lines, wheels.items(), strict=True):
         assert "pip download" in line and "--no-deps --only-binary=:all: --python-version 3.12" in line
         assert "--implementation cp" in line and "--platform manylinux_2_28_x86_64" in line
@@ -59,7 +62,7 @@ def test_gpu_verify_plans_benchmarks_then_every_claim_on_cuda_and_copies_the_res
     assert bench < claims, "the claims in tests/costs read the CUDA benchmark results: bench first"
     assert "--device cuda --benchmark-enable" in steps[bench]
     assert "--device cuda" in steps[claims]
-    copied = [s for s in steps if s.startswith("+ cp ")]
+    copied = [s for s in steps if s.startswith("+ cp ") and not s.endswith(" .nox/wheels/")]
     assert [c.split()[2] for c in copied][:2] == ["results/cuda.json", "results/bench-cuda.json"]
     assert all(c.endswith(f"{tmp_path}/") for c in copied)
     assert list(tmp_path.iterdir()) == []  # a dry run changes nothing
@@ -70,3 +73,21 @@ def test_gpu_verify_passes_a_test_selection_through():
     assert out.returncode == 0, out.stderr
     assert not any("benchmarks" in line for line in out.stdout.splitlines())
     assert any(line.split(">")[0].rstrip().endswith("--device cuda tests/costs -x") for line in out.stdout.splitlines())
+
+
+def test_gpu_verify_puts_the_torchvision_wheel_where_test_facts_reads_it_without_installing_it(tmp_path):
+    from sitekit import facts
+
+    (tmp_path / "scripts").mkdir()
+    (tmp_path / "scripts" / "gpu_verify.sh").write_bytes((SCRIPTS / "gpu_verify.sh").read_bytes())
+    (tmp_path / ".whl" / "data").mkdir(parents=True)
+    (tmp_path / ".whl" / "data" / facts.WHEEL).write_bytes(b"")
+    out = subprocess.run(
+        ["bash", str(tmp_path / "scripts" / "gpu_verify.sh"), "--dry-run", "--skip-bench"],
+        capture_output=True, text=True, check=False, timeout=120,
+    )  # fmt: skip
+    assert out.returncode == 0, out.stderr
+    steps = [line for line in out.stdout.splitlines() if line.startswith("+ ")]
+    assert f"+ cp .whl/data/{facts.WHEEL} .nox/wheels/" in steps
+    assert not any("pip install" in s and facts.WHEEL in s for s in steps)  # data, never installed
+    assert facts.CACHE.relative_to(ROOT).as_posix() == ".nox/wheels"  # where test_facts looks

@@ -1,11 +1,28 @@
 """Claims of "Depth versus width" about DenseNet-121 built layer by layer."""
 
 import pytest
+import torch
 
 from snippets.depth_width import densenet as snippet
 from snippets.depth_width import model_zoo
 
 PAGE = "module/depth-vs-width.md"
+
+
+class NewFeaturesOnly(snippet.DenseBlock):
+    """The counterfactual block: it hands on only its layers' new features, not its input with them."""
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        features = [x]
+        for layer in self.layers:
+            features.append(layer(torch.cat(features, dim=1)))
+        return torch.cat(features[1:], dim=1)  # (N, layers·k, H, W)
+
+
+def run_widths(block_type: type[snippet.DenseBlock], built: list[list[int]]) -> list[int]:
+    """Channels out of each dense block of DenseNet-121's shape, run on the meta device (shapes only)."""
+    with torch.device("meta"):
+        return [block_type(k0, n)(torch.zeros(1, k0, 8, 8)).shape[1] for k0, n, _ in built]
 
 
 @pytest.mark.claim(
@@ -24,7 +41,13 @@ def test_built_densenet121_matches_torchvision_parameter_count(claim, device):
     ends = [end for _, _, end in r.block_widths]
     claim.check(widths_are, ends, [k0 + n * 32 for k0, n, _ in r.block_widths])
     widths_are(ends, [256, 512, 1024, 1024])
-    claim.rejects(widths_are, ends, [n * 32 for _, n, _ in r.block_widths], because="n·k without the k0 inputs")
+    assert run_widths(snippet.DenseBlock, r.block_widths) == ends  # the built blocks, run, agree
+    claim.rejects(
+        widths_are,
+        run_widths(NewFeaturesOnly, r.block_widths),
+        [k0 + n * 32 for k0, n, _ in r.block_widths],
+        because="blocks that hand on only their new features (n·k), run on the meta device",
+    )
     claim.record(
         parameters=r.parameters,
         depth=r.depth,

@@ -99,12 +99,17 @@
     var shown = htmlEl("output", { for: id }, wrap);
     return { input: input, shown: shown, name: name };
   }
+  // A series' line as drawn: its colour and its dash pattern, so no reader depends on colour alone.
+  function swatch(parent, color, dash) {
+    var svg = svgEl("svg", { width: 28, height: 10, "aria-hidden": "true", class: "rs-x-swatch" }, parent);
+    svgEl("line", { x1: 0, y1: 5, x2: 28, y2: 5, style: "stroke: " + color + "; stroke-width: 3; stroke-dasharray: " +
+      (DASH[dash] || "") }, svg);
+    return svg;
+  }
   function row(readout, ser, label, value, extra) {
     var key = ser.key;
     var dt = htmlEl("dt", {}, readout);
-    var swatch = svgEl("svg", { width: 28, height: 10, "aria-hidden": "true", class: "rs-x-swatch" }, dt);
-    svgEl("line", { x1: 0, y1: 5, x2: 28, y2: 5, style: "stroke: " + ser.color + "; stroke-width: 3; stroke-dasharray: " +
-      (DASH[ser.dash] || "") }, swatch);
+    swatch(dt, ser.color, ser.dash);
     dt.appendChild(document.createTextNode(" " + label));
     var dd = htmlEl("dd", { "data-series": key, "data-value": String(value) }, readout, fmt(value) + (extra || ""));
     return dd;
@@ -160,7 +165,9 @@
       var id = figure.id + "-series-" + k;
       var box = htmlEl("input", { type: "checkbox", id: id, value: name }, group);
       shown[name] = box.checked = name.indexOf("He") < 0;  // He's growth would flatten the others
-      htmlEl("label", { for: id, style: "border-color: " + data.colors[name] }, group, data.labels[name]);
+      var label = htmlEl("label", { for: id }, group);
+      swatch(label, data.colors[name], data.dashes[name]);
+      label.appendChild(document.createTextNode(" " + data.labels[name]));
       box.addEventListener("change", function () { shown[name] = box.checked; update(); });
     });
     var s = slider(ui.controls, figure.id + "-block", "block l", length - 1, state.index);
