@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
 from typing import Any
 
 from browser_tests.harness import ROOT, nav_page, site_pages, soup
@@ -77,10 +76,6 @@ def test_copy_button_copies_the_listing(new_context: Any, base_url: str) -> None
     filename = listing.locator("span.filename a").inner_text().strip()
     listing.locator("pre").hover()
     button = listing.locator("button.md-clipboard, button.md-code__button[title='Copy to clipboard']")
-    from playwright.sync_api import TimeoutError as PlaywrightTimeout
-
-    with contextlib.suppress(PlaywrightTimeout):  # the theme adds a block's buttons once it is on screen (content.lazy)
-        button.wait_for(state="attached", timeout=5000)
     assert button.count() == 1, f"/{path}: the listing from {filename} has no copy button"
     button.click()
     copied = page.evaluate("navigator.clipboard.readText()")

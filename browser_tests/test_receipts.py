@@ -227,16 +227,6 @@ def test_error_and_console_blocks_wrap_and_the_copy_button_covers_no_text(
                  .filter(c => c.scrollWidth > c.clientWidth + 1).map(c => c.textContent.slice(0, 60))"""
         )
         assert not overflow, f"/{path} at {width} px: blocks scroll sideways: {overflow}"
-        page.evaluate(  # the theme adds a block's copy button once the block is on screen (content.lazy)
-            """async () => {
-                 const shown = [...document.querySelectorAll('.wrap pre')].filter(pre => pre.offsetParent !== null);
-                 for (const pre of shown) {
-                   pre.scrollIntoView();
-                   await new Promise(done => requestAnimationFrame(() => requestAnimationFrame(done)));
-                 }
-                 await new Promise(done => setTimeout(done, 200));
-               }"""
-        )
         covered = page.evaluate(
             """() => [...document.querySelectorAll('.wrap pre')].filter(pre => {
                  const button = pre.querySelector('.md-clipboard'), code = pre.querySelector('code');
