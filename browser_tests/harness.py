@@ -206,6 +206,10 @@ WIDE_LISTINGS = """() => {
     .map(([name, code]) => `${name}: ${code.scrollWidth} px of code in ${code.clientWidth} px`);
 }"""
 
+# Blocks off screen are skipped until a reader scrolls near them (content-visibility in site.css): axe
+# judges every block as it is drawn then.
+DRAW_ALL = ".md-content .md-typeset > *, .md-content .jp-Cell { content-visibility: visible !important; }"
+
 # Every axe rule in the light scheme; in the dark one only those that depend on colour.
 AXE_RULES = {"light": None, "dark": ["color-contrast", "link-in-text-block"]}
 AXE_SERIOUS = """async (rules) => {
@@ -262,6 +266,7 @@ class Visits:
             SHOTS.mkdir(exist_ok=True)
             shot = SHOTS / f"{page_id(path)}-{scheme}.png"
             page.screenshot(path=str(shot), full_page=True)
+            page.add_style_tag(content=DRAW_ALL)
             page.add_script_tag(content=_axe_source())
             serious = page.evaluate(AXE_SERIOUS, AXE_RULES[scheme])
             wide = page.evaluate(WIDE_LISTINGS)  # opens folded blocks: keep it after the screenshot
