@@ -142,8 +142,8 @@ def one_thread() -> Iterator[None]:
 def measure(
     device: str = "cpu", seed: int = 0, epochs: int = 25, lrs: tuple[float, ...] = LRS
 ) -> Result:
-    """Train the three nets on the same data, from the same seed, for the same number of steps
-    at LR; then the two plain nets at every other rate in `lrs`, from the same start."""
+    """Train the three nets on the same data and seed, the same number of steps at LR;
+    then the two plain nets at every other rate in `lrs`, from the same start."""
     x, y = (t.to(device) for t in make_data(seed))
     curves, errors = {}, {}
     lr_loss: dict[str, dict[float, float]] = {}

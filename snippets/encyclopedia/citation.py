@@ -93,7 +93,7 @@ HE_2015 = arxiv(
     note="Published in the Proceedings of CVPR 2016, pages 770-778",
 )
 
-# One record per entry, keyed by the entry's page name: the entry first, then its primary sources.
+# One record per entry, keyed by its page name: the entry, then its primary sources.
 ENTRIES = {
     "residual-stream": (
         entry("residualstream2026", "The Residual Stream", "residual-stream"),
@@ -108,7 +108,8 @@ ENTRIES = {
             "1605.06431",
             "cs.CV",
             "Andreas Veit; Michael Wilber; Serge Belongie",
-            note="Published in Advances in Neural Information Processing Systems 29 (NeurIPS 2016)",
+            note="Published in Advances in Neural Information Processing Systems 29"
+            " (NeurIPS 2016)",
         ),
         arxiv(
             "huang2016deep",
@@ -143,7 +144,8 @@ ENTRIES = {
             "2002.10444",
             "cs.LG",
             "Soham De; Samuel L. Smith",
-            note="Published in Advances in Neural Information Processing Systems 33 (NeurIPS 2020)",
+            note="Published in Advances in Neural Information Processing Systems 33"
+            " (NeurIPS 2020)",
         ),
         arxiv(
             "bachlechner2020rezero",

@@ -22,7 +22,7 @@ DEPTHS = (4, 16, 64)
 
 # --8<-- [start:one_step]
 class ScaledBlock(ResidualBlock):
-    """y = x + α·F(x): the residual-block page's block with a fixed multiplier on its branch."""
+    """y = x + α·F(x): the residual block with a fixed multiplier on its branch."""
 
     def __init__(self, d: int, alpha: float) -> None:
         super().__init__(d)

@@ -32,7 +32,7 @@ def relative_deviation(stack: nn.Sequential, x: torch.Tensor) -> list[float]:
 
 
 def build(depth: int, d: int, init: str) -> nn.Sequential:
-    """Residual blocks as on the residual-block page; 'zero last layer' zeros each W2 and b2."""
+    """Residual blocks; 'zero last layer' zeros each branch's W2 and b2."""
     if init == "zero last layer":
         return nn.Sequential(
             *(zero_branch(block) for block in make_stack(depth, d, residual=True))

@@ -46,8 +46,7 @@ def swap_blocks(net: nn.Sequential, i: int) -> nn.Sequential:
 
 # --8<-- [start:drop_path]
 class DropPath(nn.Module):
-    """The degradation miniature's block, its branch skipped for a random share p of training
-    points."""
+    """A residual block whose branch is skipped for a random share p of the points."""
 
     def __init__(self, block: ResidualBlock, p: float) -> None:
         super().__init__()

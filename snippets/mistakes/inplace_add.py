@@ -55,7 +55,7 @@ class Outcome:
 
 
 def run(block: nn.Module, stem: nn.Module, x: torch.Tensor, r: torch.Tensor) -> Outcome:
-    """Push x through stem -> block, backpropagate L = Σ r·y, catch what autograd raises."""
+    """Run x through stem -> block, backpropagate L = Σ r·y, catch autograd's error."""
     params = [p for p in [*stem.parameters(), *block.parameters()] if p.requires_grad]
     x = x.clone().requires_grad_(True)  # a fresh leaf for every run
     try:

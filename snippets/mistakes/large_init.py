@@ -56,7 +56,7 @@ def predicted_growth(rho2: float, depth: int) -> float:
 
 
 # Default nn.Linear weights have variance 1/(3·fan_in), He weights 2/fan_in; ReLU keeps
-# half the energy. So ρ² = (1/3)(1/2)(1/3) = 1/18 by default and 2 · (1/2) · 2 = 2 for He.
+# half the energy. So ρ² = (1/3)(1/2)(1/3) = 1/18 by default, 2 · (1/2) · 2 = 2 for He.
 RHO2 = {"zero": 0.0, "default": 1 / 18, "he": 2.0}
 # --8<-- [end:predict]
 

@@ -22,7 +22,7 @@ from snippets.residual_block.pre_activation import (
 
 # --8<-- [start:clip]
 def clipped_sum(block: nn.Module, x: torch.Tensor) -> tuple[float, float]:
-    """Share of x + F(x) below zero, and share of the sum's gradient that is exactly 0."""
+    """Share of x + F(x) below zero, and share of the sum's gradient exactly 0."""
     x = x.detach()
     s = block.shortcut(x) + block.branch(x)  # (N, d): the sum, before any final ReLU
     s.retain_grad()
