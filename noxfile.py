@@ -277,6 +277,9 @@ def bench(session: nox.Session) -> None:
     )
 
 
+CHECK_SCRIPT = "snippets/exercise/check.py"  # the file the exercise page offers as check_exercise.py
+
+
 @nox.session
 def check(session: nox.Session) -> None:
     """Self-check a learner's exercise file: `nox -s check -- path/to/exercise_residual.py`."""
@@ -285,7 +288,7 @@ def check(session: nox.Session) -> None:
         session.error("give your exercise file: nox -s check -- path/to/exercise_residual.py")
     path, *rest = session.posargs
     path = str(Path(session.invoked_from, path))  # relative to where nox was run, not to ROOT
-    session.run(str(py), "-m", "snippets.exercise.check", path, *rest, external=True)
+    session.run(str(py), str(ROOT / CHECK_SCRIPT), path, *rest, external=True)
 
 
 @nox.session

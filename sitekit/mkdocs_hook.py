@@ -31,6 +31,7 @@ log = logging.getLogger("mkdocs.hooks.sitekit")
 PUBLISHED = {
     "module/exercise-solution.ipynb": "results/build/exercise-solution.ipynb",  # tests/exercise write it
     "module/exercise_residual.py": "snippets/exercise/exercise_residual.py",
+    "module/check_exercise.py": "snippets/exercise/check.py",  # the self-check, standalone
 }
 STAGE = claims.ROOT / "results" / "build" / "published"
 

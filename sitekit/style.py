@@ -49,10 +49,13 @@ LOOKS: dict[str, Look] = {
     "drop-path": Look("#AA4499", "-.", "X", "drop-path"),  # purple
     "post-norm + warm-up": Look("#DDAA33", "--", "<", "post-norm + warm-up"),  # gold, near post-norm
     "scaled": Look("#33BBEE", "--", "8", "1/√L scaled"),  # cyan
+    "shallow": Look("#882255", ":", "<", "plain, shallow"),  # wine
     # initialisations
     "default": Look("#56B4E9", "-", "d", "PyTorch default init"),  # sky blue
     "he": Look("#E69F00", "-.", "*", "He init"),  # orange
     "zero": Look("#009E73", "-", "v", "zeroed last layer"),  # bluish green
+    # schedules
+    "warm-up": Look("#CC6677", "-.", "H", "warm-up"),  # rose
     # neither: predictions, formulas, thresholds, references
     "neutral": Look(INK, ":", "x", "predicted"),
 }

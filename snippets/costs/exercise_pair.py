@@ -1,8 +1,9 @@
 # site: not-a-listing (timing harness for the worked solution; the page shows its numbers)
-"""Costs: how long the worked solution takes to train one pair of 50-block models, and why.
+"""Costs: how long the worked solution takes to train its deep pair of models, and why.
 
-The exercise's worked solution (snippets/exercise/solution.py, a notebook) trains a plain and a
-residual model side by side, one thread each, with fused Adam. This sweep times that against the
+The exercise's worked solution (snippets/exercise/solution.py, a notebook) trains its models two
+at a time, one thread each, with fused Adam; the deep plain and the deep residual model are the
+pair timed here. This sweep times that against the
 obvious alternatives on the same seeds, using the notebook's own code: its cells run here up to
 (not including) the one that trains all seeds. Run `nox -s bench -- -k exercise_pair`.
 """
@@ -79,24 +80,25 @@ def notebook_definitions(device: str, adam: str) -> dict[str, Any]:
 def train_pair(
     ns: dict[str, Any], side_by_side: bool, single_thread: bool, seed: int
 ) -> tuple[float, dict[str, float]]:
-    """Wall seconds to train both models on one seed, and each model's final loss."""
+    """Wall seconds to train the deep pair on one seed, and each model's final loss."""
     if side_by_side:
         start = time.perf_counter()
-        pair = ns["run_pair"](seed)
+        pair = ns["train_side_by_side"](seed, ns["PAIR"])
         seconds = time.perf_counter() - start
-        return seconds, {kind: r["losses"][-1] for kind, r in pair.items()}
-    x, target = (t.to(ns["DEVICE"]) for t in ns["make_data"](seed))
+        return seconds, {name: r["losses"][-1] for name, r in pair.items()}
+    data = tuple(t.to(ns["DEVICE"]) for t in ns["make_data"](seed))
     finals, seconds = {}, 0.0
     with one_thread(ns["DEVICE"]) if single_thread else contextlib.nullcontext():
-        for kind in ns["KINDS"]:
+        for name in ns["PAIR"]:
+            depth, residual, warmup = ns["RUNS"][name]
             torch.manual_seed(seed)
             model = ns["DeepMLP"](
-                ns["DEPTH"], ns["DIM"], use_residual=kind == "residual"
+                depth, ns["DIM"], ns["WIDTH"], use_residual=residual
             ).to(ns["DEVICE"])
             start = time.perf_counter()
-            losses, _ = ns["train"](model, x, target)
+            losses, _ = ns["train"](model, data, warmup=warmup)
             seconds += time.perf_counter() - start
-            finals[kind] = losses[-1]
+            finals[name] = losses[-1]
     return seconds, finals
 
 
@@ -132,7 +134,7 @@ def sweep(device: str, rounds: int) -> dict[str, Any]:
         "finals": finals,
         "rounds": rounds,
         "epochs": spaces["fused"]["EPOCHS"],
-        "depth": spaces["fused"]["DEPTH"],
+        "depth": spaces["fused"]["DEEP"],
         "threads": torch.get_num_threads(),
         "notebook_median": statistics.median(seconds[NOTEBOOK_VARIANT]),
         "baseline_median": base,

@@ -1,16 +1,19 @@
-"""Self-check for the hands-on exercise:  nox -s check -- path/to/exercise_residual.py
+"""Self-check for the hands-on exercise:  python check_exercise.py exercise_residual.py
 
-Loads the learner's file, watches the first layer's weight while the learner's `train` runs, and
-reports each success criterion as PASS or FAIL, with a hint for every failure. A short run on small
-budgets catches broken training loops in seconds; the full comparison (both 50-block models,
-200 epochs) runs only when that passes, and prints its progress.
+Needs only Python and PyTorch. (In the site's repository, `nox -s check -- FILE` runs this same
+file.) It loads the learner's file, checks that each residual block starts as the identity, watches
+the first layer's weight and the optimiser's learning rate while the learner's `train` runs, and
+reports each success criterion as PASS or FAIL, with a hint for every failure. Short runs catch a
+broken block or training loop in seconds; the full comparison (four models, as the exercise page
+describes) runs only when they pass, and prints its progress.
 
-Contract with the learner's file: it defines `DeepMLP(depth, dim, use_residual)`, whose first
-layer is `input_proj`, and `train(model, x, target, epochs, lr) -> (losses, first_grad_norm)`.
-The data always comes from the starter's `make_data`, so everyone's numbers are comparable.
+Contract with the learner's file: it defines `DeepMLP(depth, dim, width, use_residual)`, whose
+first layer is `input_proj` and whose blocks are in `blocks`, and
+`train(model, data, epochs, lr, warmup) -> (losses, held_out_mse)`. The data always comes from
+`make_data` below (the starter's, unchanged), so everyone's numbers are comparable.
 """
 
-# site: not-a-listing (a tool run with `nox -s check -- FILE`; documented on the exercise page)
+# site: not-a-listing (a tool, downloadable as check_exercise.py; docs/module/exercise.md)
 
 from __future__ import annotations
 
@@ -19,7 +22,6 @@ import copy
 import importlib.util
 import math
 import sys
-import time
 import traceback
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -28,11 +30,31 @@ from types import ModuleType
 from typing import Any
 
 import torch
-from snippets.exercise.exercise_residual import DEPTH, DIM, EPOCHS, LR, make_data
 from torch import nn
+from torch.optim.optimizer import register_optimizer_step_pre_hook
 
-QUICK_EPOCHS = 3
-REQUIRED = ("DeepMLP", "train")
+# The starter's configuration and data, unchanged (a test keeps the two identical).
+N, DIM, WIDTH, SHALLOW, DEEP, EPOCHS, LR, WARMUP = 1024, 4, 32, 2, 16, 100, 1e-2, 20
+
+
+def make_data(seed: int, n: int = N, dim: int = DIM) -> tuple[torch.Tensor, ...]:
+    """n training and n held-out points x ~ N(0, I_d), with the noisy target sin(‖x‖)."""
+    gen = torch.Generator().manual_seed(seed)
+    x = torch.randn(2 * n, dim, generator=gen)  # (2N, d)
+    noise = 0.05 * torch.randn(2 * n, 1, generator=gen)  # (2N, 1)
+    y = torch.sin(x.norm(dim=1, keepdim=True)) + noise  # (2N, 1)
+    return x[:n], y[:n], x[n:], y[n:]  # train, then held out
+
+
+QUICK_EPOCHS, QUICK_WARMUP = 3, 2
+REQUIRED = ("DeepMLP", "ResidualBlock", "train")
+# name -> (depth, residual?, warm-up epochs): the four models of the full comparison
+RUNS = {
+    "plain, shallow": (SHALLOW, False, 0),
+    "plain, deep": (DEEP, False, 0),
+    "residual, deep": (DEEP, True, 0),
+    "residual, deep, warm-up": (DEEP, True, WARMUP),
+}
 
 Say = Callable[[str], None]
 
@@ -69,31 +91,38 @@ class Report:
 
 
 class Probe:
-    """Sees each backward pass through the first layer's weight before it lands in .grad."""
+    """Sees each backward pass through the first layer's weight, and each optimiser step's rate."""
 
     def __init__(
         self, model: nn.Module, label: str, epochs: int, say: Say | None
     ) -> None:
         self.weight = model.input_proj.weight
         self.label, self.epochs, self.say = label, epochs, say
-        self.norms: list[
-            float
-        ] = []  # float64 norm of each backward pass's own gradient
+        self.backwards = 0
         self.uncleared = (
             0  # backward passes that found last epoch's gradient still in .grad
         )
-        self.start = time.perf_counter()
-        self.handle = self.weight.register_hook(self)
+        self.rates: list[float] = []  # the learning rate of each optimiser step
+        self.handles = [
+            self.weight.register_hook(self.on_backward),
+            register_optimizer_step_pre_hook(self.on_step),
+        ]
 
-    def __call__(self, grad: torch.Tensor) -> None:
+    def on_backward(self, grad: torch.Tensor) -> None:
         old = self.weight.grad
         if old is not None and bool(old.any()):
             self.uncleared += 1
-        self.norms.append(grad.double().norm().item())
-        done = len(self.norms)
-        if self.say and (done % 20 == 0 or done == self.epochs):
-            seconds = time.perf_counter() - self.start
-            self.say(f"    {self.label}: epoch {done}/{self.epochs} ({seconds:.0f} s)")
+        self.backwards += 1
+        if self.say and (self.backwards % 25 == 0 or self.backwards == self.epochs):
+            self.say(f"    {self.label}: epoch {self.backwards}/{self.epochs}")
+
+    def on_step(self, optimizer: torch.optim.Optimizer, *_: Any) -> None:
+        if any(p is self.weight for g in optimizer.param_groups for p in g["params"]):
+            self.rates.append(float(optimizer.param_groups[0]["lr"]))
+
+    def remove(self) -> None:
+        for handle in self.handles:
+            handle.remove()
 
 
 def load(path: Path) -> tuple[ModuleType | None, str]:
@@ -116,8 +145,8 @@ def load(path: Path) -> tuple[ModuleType | None, str]:
     missing = [name for name in REQUIRED if not hasattr(module, name)]
     if missing:
         return None, (
-            f"it does not define {', '.join(missing)}. Keep the starter's names: "
-            "DeepMLP(depth, dim, use_residual) and train(model, x, target, epochs, lr)."
+            f"it does not define {', '.join(missing)}. Keep the starter's names: ResidualBlock, "
+            "DeepMLP(depth, dim, width, use_residual) and train(model, data, epochs, lr, warmup)."
         )
     return module, ""
 
@@ -136,26 +165,21 @@ def _where(err: BaseException, path: Path) -> str:
 
 
 def explain(err: BaseException, path: Path) -> str:
-    """A hint for an exception raised by the learner's train()."""
+    """A hint for an exception raised by the learner's code."""
     text = str(err)
     if isinstance(err, NotImplementedError):
-        return f"train() is not written yet: {text or 'fill in the training loop'}."
+        return f"not written yet: {text or 'fill in the TODOs'}."
     if "modified by an inplace operation" in text:
         return (
-            "an in-place update broke backpropagation: `x += ...` (or `h += ...`) overwrote a "
-            "tensor that backward still needs. Write the residual as `x = x + self.branch(x)`."
+            "an in-place update broke backpropagation: `x += ...` overwrote a tensor that backward "
+            "still needs. Write the residual as `return x + self.branch(x)`."
         )
-    if "NoneType" in text:
-        return (
-            "a gradient was None when you read it: optimizer.zero_grad() sets .grad to None. Read "
-            "the gradient norm after loss.backward() and before the next zero_grad()."
-        )
-    return f"train() raised {_where(err, path)}"
+    return f"it raised {_where(err, path)}"
 
 
-def _make(module: ModuleType, residual: bool, seed: int) -> nn.Module:
+def _make(module: ModuleType, depth: int, residual: bool, seed: int) -> nn.Module:
     torch.manual_seed(seed)
-    model = module.DeepMLP(DEPTH, DIM, use_residual=residual)
+    model = module.DeepMLP(depth, DIM, WIDTH, use_residual=residual)
     if not isinstance(getattr(model, "input_proj", None), nn.Linear):
         raise AttributeError(
             "the model has no `input_proj` Linear layer: keep the starter's name"
@@ -163,34 +187,81 @@ def _make(module: ModuleType, residual: bool, seed: int) -> nn.Module:
     return model
 
 
+def _judge_block(report: Report, module: ModuleType, path: Path, seed: int) -> bool:
+    """A residual block must start as the identity: x + F(x) with F's last layer zeroed."""
+    model = _make(module, DEEP, True, seed)
+    h = torch.randn(
+        64, WIDTH, generator=torch.Generator().manual_seed(seed)
+    )  # (64, width)
+    try:
+        out = model.blocks[0](h.clone())
+    except Exception as err:
+        return report.add(
+            "a residual block starts as the identity", False, explain(err, path)
+        )
+    if torch.equal(out, h):
+        return report.add("a residual block starts as the identity", True)
+    if not bool(out.any()):
+        hint = (
+            "the block returned zeros, which is F(x) alone: the shortcut is missing. "
+            "Return the input plus the branch: x + self.branch(x)."
+        )
+    else:
+        hint = (
+            "the block changes its input, so F(x) is not zero at the start: in zero_last_layer, "
+            "set the weight and the bias of the branch's last Linear, self.branch[-1], to zero."
+        )
+    return report.add("a residual block starts as the identity", False, hint)
+
+
 def _run(
     module: ModuleType,
     path: Path,
+    depth: int,
     residual: bool,
+    warmup: int,
     seed: int,
     epochs: int,
     say: Say | None,
 ) -> dict[str, Any]:
-    """Train one model with the learner's train(); return its output and the probe."""
-    x, target = make_data(seed)
-    model = _make(module, residual, seed)
-    with torch.no_grad():
-        start_loss = nn.functional.mse_loss(copy.deepcopy(model)(x), target).item()
-    probe = Probe(model, "residual" if residual else "plain", epochs, say)
+    """Train one model with the learner's train(); return its output and what the probe saw."""
+    data = make_data(seed)
+    model = _make(module, depth, residual, seed)
     try:
-        out = module.train(model, x, target, epochs=epochs, lr=LR)
+        with torch.no_grad():
+            start_loss = nn.functional.mse_loss(
+                copy.deepcopy(model).train()(data[0]), data[1]
+            ).item()
+    except Exception as err:  # the learner's forward
+        return {"error": explain(err, path)}
+    label = next(
+        (n for n, spec in RUNS.items() if spec == (depth, residual, warmup)), "model"
+    )
+    probe = Probe(model, label, epochs, say)
+    try:
+        out = module.train(model, data, epochs=epochs, lr=LR, warmup=warmup)
     except Exception as err:
         return {"error": explain(err, path)}
     finally:
-        probe.handle.remove()
-    grad = model.input_proj.weight.grad
-    left_in_grad = grad is not None and bool(grad.any())
+        probe.remove()
+    with torch.no_grad():
+        in_train_mode = nn.functional.mse_loss(
+            copy.deepcopy(model).train()(data[2]), data[3]
+        ).item()
+        held_out = nn.functional.mse_loss(model.eval()(data[2]), data[3]).item()
     return {
         "out": out,
         "start_loss": start_loss,
         "probe": probe,
-        "left_in_grad": left_in_grad,
+        "held_out": held_out,
+        "held_out_train_mode": in_train_mode,
+        "warmup": warmup,
     }
+
+
+def _rates(epochs: int, warmup: int) -> list[float]:
+    """The learning rate of each epoch: linear warm-up over `warmup` epochs, then LR."""
+    return [LR * min(1.0, (e + 1) / warmup) if warmup else LR for e in range(epochs)]
 
 
 def _judge_run(report: Report, run: dict[str, Any], label: str, epochs: int) -> bool:
@@ -209,10 +280,10 @@ def _judge_run(report: Report, run: dict[str, Any], label: str, epochs: int) -> 
         and isinstance(out[1], float)
     )
     if not report.add(
-        f"{label}: returns one loss per epoch and the gradient norm",
+        f"{label}: returns one loss per epoch and the held-out MSE",
         shaped,
-        f"return (losses, first_layer_grad_norm): a list of {epochs} floats "
-        "(loss.item() each epoch) and one float.",
+        f"return (losses, held_out_mse): a list of {epochs} floats (loss.item() each "
+        "epoch) and one float.",
     ):
         return False
     losses, reported = out
@@ -220,7 +291,8 @@ def _judge_run(report: Report, run: dict[str, Any], label: str, epochs: int) -> 
         f"{label}: the first loss is the untrained model's MSE",
         abs(losses[0] - run["start_loss"]) <= 1e-4 * run["start_loss"],
         f"losses[0] is {losses[0]:.6g} but the untrained model's MSE is {run['start_loss']:.6g}: "
-        "append loss.item() from each epoch's forward pass, computed with nn.MSELoss().",
+        "append loss.item() from each epoch's forward pass, in training mode, computed "
+        "with nn.MSELoss().",
     )
     ok &= report.add(
         f"{label}: gradients are cleared every epoch",
@@ -229,31 +301,40 @@ def _judge_run(report: Report, run: dict[str, Any], label: str, epochs: int) -> 
         ".grad: PyTorch adds new gradients to old ones, so call optimizer.zero_grad() before "
         "loss.backward() every epoch.",
     )
-    true = probe.norms[-1] if probe.norms else float("nan")
-    if probe.uncleared:
-        hint = "never cleared, .grad holds the sum of every epoch's gradient: see the hint above."
-    elif reported == 0.0 and true > 0.0 and run["left_in_grad"]:
-        hint = (
-            "you reported 0.0 for a gradient that is not zero: the norm was taken in float32, "
-            "where the squares of entries this small underflow to 0. Take it in float64: "
-            "model.input_proj.weight.grad.double().norm()."
-        )
-    elif reported == 0.0 and true > 0.0:
-        hint = (
-            "you reported 0.0, and .grad was empty when train() returned: you read the norm "
-            "after optimizer.zero_grad(). Read it right after loss.backward()."
+    expected = _rates(epochs, run["warmup"])
+    if run["warmup"] and probe.rates and all(r == LR for r in probe.rates):
+        rate_hint = (
+            f"every step used the full rate {LR:g}: during the first {run['warmup']} epochs set "
+            "param_group['lr'] = lr * (epoch + 1) / warmup for each of "
+            "optimizer.param_groups (the warm-up)."
         )
     else:
-        hint = (
-            f"you reported {reported:.4g}; the first layer's gradient in the last backward "
-            f"pass has norm {true:.4g}. Read model.input_proj.weight.grad right after the "
-            "last loss.backward()."
+        rate_hint = (
+            f"the steps used the learning rates {probe.rates}, expected {expected}."
         )
     ok &= report.add(
-        f"{label}: reports the first layer's gradient norm from the last backward pass",
+        f"{label}: the learning rate follows the warm-up",
+        len(probe.rates) == epochs
+        and all(math.isclose(a, b) for a, b in zip(probe.rates, expected, strict=True)),
+        rate_hint,
+    )
+    if math.isclose(reported, run["held_out_train_mode"], rel_tol=1e-4):
+        held_hint = (
+            f"you reported {reported:.6g}, the held-out MSE in training mode, where BatchNorm "
+            "normalises with the held-out batch's own statistics. Call model.eval() first (and "
+            "compute it under torch.no_grad())."
+        )
+    else:
+        held_hint = (
+            f"you reported {reported:.6g}; the trained model's MSE on x_held_out in "
+            "evaluation mode "
+            f"is {run['held_out']:.6g}."
+        )
+    ok &= report.add(
+        f"{label}: reports the held-out MSE in evaluation mode",
         isinstance(reported, float)
-        and math.isclose(reported, true, rel_tol=1e-3, abs_tol=0.0),
-        hint,
+        and math.isclose(reported, run["held_out"], rel_tol=1e-4),
+        held_hint,
     )
     return ok
 
@@ -269,15 +350,17 @@ def check(
         report.problem = problem
         return report
     say = say or (lambda _: None)
-    say(f"short runs ({QUICK_EPOCHS} epochs of each model) ...")
-    quick = True
-    for residual in (True, False):
-        label = f"short {'residual' if residual else 'plain'} run"
-        try:
-            run = _run(module, path, residual, seed, QUICK_EPOCHS, None)
-        except Exception as err:  # the learner's DeepMLP could not be built
-            report.problem = f"building DeepMLP failed: {_where(err, path)}"
-            return report
+    say(f"short runs ({QUICK_EPOCHS} epochs) ...")
+    try:
+        quick = _judge_block(report, module, path, seed)
+    except Exception as err:  # the learner's DeepMLP could not be built
+        report.problem = f"building DeepMLP failed: {_where(err, path)}"
+        return report
+    for label, (depth, residual, warmup) in (
+        ("short plain run", (SHALLOW, False, 0)),
+        ("short residual run with warm-up", (DEEP, True, QUICK_WARMUP)),
+    ):
+        run = _run(module, path, depth, residual, warmup, seed, QUICK_EPOCHS, None)
         quick &= _judge_run(report, run, label, QUICK_EPOCHS)
         if "error" in run:
             break  # the other model would fail the same way
@@ -286,37 +369,43 @@ def check(
             "full comparison", False, "not run: fix the short-run failures above first."
         )
         return report
-    say(f"full comparison ({epochs} epochs of each model, seed {seed}) ...")
+    say(
+        f"full comparison ({epochs} epochs of each of {len(RUNS)} models, seed {seed}) ..."
+    )
     runs = {}
-    for kind in ("plain", "residual"):
-        runs[kind] = run = _run(module, path, kind == "residual", seed, epochs, say)
-        if not _judge_run(report, run, f"full {kind} run", epochs):
+    for name, (depth, residual, warmup) in RUNS.items():
+        runs[name] = run = _run(
+            module, path, depth, residual, warmup, seed, epochs, say
+        )
+        if not _judge_run(report, run, name, epochs):
             return report
-    (plain, plain_norm), (resid, resid_norm) = (
-        runs["plain"]["out"],
-        runs["residual"]["out"],
-    )
-    report.numbers = {
-        "plain_final_loss": plain[-1],
-        "residual_final_loss": resid[-1],
-        "plain_grad_norm": plain_norm,
-        "residual_grad_norm": resid_norm,
+    final = {name: run["out"][0][-1] for name, run in runs.items()}
+    held = {name: run["out"][1] for name, run in runs.items()}
+    early = {
+        name: max(run["out"][0][1:WARMUP]) / run["out"][0][0]
+        for name, run in runs.items()
     }
+    report.numbers = {"final": final, "held_out": held, "early_peak": early}
+    shallow, deep, res, warm = RUNS
     report.add(
-        "the residual model ends with a lower loss than the plain one",
-        resid[-1] < plain[-1],
-        f"residual {resid[-1]:.4f} against plain {plain[-1]:.4f}: check that the residual blocks "
-        "add their input (x + self.branch(x)) and that both models train for the same epochs.",
+        "the deep plain model ends with a higher training and held-out error than the shallow one",
+        final[deep] > final[shallow] and held[deep] > held[shallow],
+        f"training {final[deep]:.4f} against {final[shallow]:.4f}, "
+        f"held out {held[deep]:.4f} against "
+        f"{held[shallow]:.4f}: train both for the same epochs, with model.train() while training.",
     )
     report.add(
-        "the residual model's loss falls below half its starting value",
-        resid[-1] < 0.5 * resid[0],
-        f"it went from {resid[0]:.4f} to {resid[-1]:.4f}: does optimizer.step() run every epoch?",
+        "the deep residual model ends below the deep plain one, in training and held-out error",
+        final[res] < final[deep] and held[res] < held[deep],
+        f"training {final[res]:.4f} against {final[deep]:.4f}, held out {held[res]:.4f} against "
+        f"{held[deep]:.4f}: does every residual block return x + self.branch(x)?",
     )
     report.add(
-        "the residual model's first-layer gradient norm is larger than the plain model's",
-        resid_norm > plain_norm,
-        f"residual {resid_norm:.3g} against plain {plain_norm:.3g}.",
+        "with warm-up, the deep residual model's loss never rises above where it started",
+        early[warm] <= 1.0,
+        f"in its first {WARMUP} epochs it reached {early[warm]:.3g} times its starting "
+        "loss: does the "
+        "warm-up set the rate of every parameter group before each step?",
     )
     return report
 
@@ -330,6 +419,16 @@ def render(report: Report) -> str:
         lines.append(f"  {'PASS' if c.passed else 'FAIL'}  {c.name}")
         if c.hint:
             lines.append(f"        hint: {c.hint}")
+    if report.numbers:
+        lines.append(
+            "  final training loss, held-out MSE, highest early loss / starting loss:"
+        )
+        for name in RUNS:
+            lines.append(
+                f"    {name:<24} {report.numbers['final'][name]:.4f}  "
+                f"{report.numbers['held_out'][name]:.4f}"
+                f"  {report.numbers['early_peak'][name]:.3g}"
+            )
     passed = sum(c.passed for c in report.criteria)
     lines.append(
         f"{passed} of {len(report.criteria)} criteria passed."
@@ -341,7 +440,7 @@ def render(report: Report) -> str:
 def main(argv: list[str] | None = None) -> int:
     """0 when every criterion passes, 1 when one fails, 2 when the file cannot be checked."""
     parser = argparse.ArgumentParser(
-        prog="nox -s check --", description=__doc__.splitlines()[0]
+        prog="check_exercise.py", description=__doc__.splitlines()[0]
     )
     parser.add_argument("path", type=Path, help="your exercise file")
     parser.add_argument(

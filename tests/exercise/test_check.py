@@ -1,13 +1,17 @@
-"""Claims of the exercise page about the self-check (`nox -s check -- FILE`).
+"""Claims of the exercise page about the self-check (`python check_exercise.py FILE`, `nox -s check -- FILE`).
 
-Learner files are made from the starter: the reference puts the notebook's `train` cell in place of
-the starter's stub, and each wrong solution changes the reference in one place. Only the reference
-reaches the full comparison (one plain and one residual model at seed 5, a seed the notebook does
-not use, so no run repeats one of the notebook's); the wrong ones fail the short runs in seconds.
+Learner files are made from the starter: the reference puts the notebook's ResidualBlock and train()
+cells in place of the starter's stubs, and each wrong solution changes the reference in one place. Each
+file is checked through both entry points, as separate processes: the downloadable copy run on its own
+(`python -I check_exercise.py FILE`, in a folder with nothing else) and the command `nox -s check` runs.
+Only the reference reaches the full comparison (four models at seed 5, a seed the notebook does not
+use); the wrong ones fail the short runs in seconds.
 """
 
 from __future__ import annotations
 
+import re
+import shutil
 import subprocess
 import sys
 from collections.abc import Callable
@@ -18,23 +22,29 @@ import pytest
 
 from sitekit.pytest_plugin import compute_timer
 from snippets.exercise import check as snippet
-from snippets.exercise import exercise_residual as learner
 from tests.exercise.test_solution import STARTER, notebook_from_source
 
 if TYPE_CHECKING:  # never imported (that would run the notebook): named so the claims' hash covers it
     from snippets.exercise import solution  # noqa: F401
 
+ROOT = Path(__file__).resolve().parents[2]
+CHECK = ROOT / "snippets" / "exercise" / "check.py"
 PAGE = "module/exercise.md"
 LEARNER_CPU = "it runs the learner's own file, which trains on the CPU"
 REFERENCE_SEED = 5
 
 
+def cell(start: str) -> str:
+    return next(c.source for c in notebook_from_source().cells if c.source.startswith(start)).strip()
+
+
 def reference_text() -> str:
-    """The starter with its train() stub replaced by the worked solution's train() cell."""
-    starter = STARTER.read_text(encoding="utf-8")
-    cell = next(c.source for c in notebook_from_source().cells if c.source.startswith("def train("))
-    start, end = starter.index("def train("), starter.index("# ---- given: the comparison ----")
-    return starter[:start] + cell.strip() + "\n\n\n" + starter[end:]
+    """The starter with its two stubs replaced by the worked solution's cells."""
+    text = STARTER.read_text(encoding="utf-8")
+    block_start, block_end = text.index("class ResidualBlock("), text.index("# ---- your part 2")
+    text = text[:block_start] + cell("class ResidualBlock(") + "\n\n\n" + text[block_end:]
+    start, end = text.index("def train("), text.index("# ---- given: the comparison ----")
+    return text[:start] + cell("def train(") + "\n\n\n" + text[end:]
 
 
 def edit(text: str, old: str, new: str) -> str:
@@ -42,127 +52,158 @@ def edit(text: str, old: str, new: str) -> str:
     return text.replace(old, new)
 
 
-READ = "        first_layer_grad_norm = model.input_proj.weight.grad.double().norm().item()\n"
-STEP = "        optimizer.step()\n"
+ZEROS = "        nn.init.zeros_(self.branch[-1].weight)\n        nn.init.zeros_(self.branch[-1].bias)\n"
 
-# name -> (how the reference is changed, words the hint must contain)
-WRONG = {
-    "no zero_grad": (lambda t: edit(t, "        optimizer.zero_grad()\n", ""), "zero_grad() before"),
+# name -> (how the reference is changed, words only that mistake's hint contains)
+WRONG: dict[str, tuple[Callable[[str], str], str]] = {
+    "no shortcut": (lambda t: edit(t, "return x + self.branch(x)", "return self.branch(x)"), "shortcut is missing"),
+    "last layer not zeroed": (lambda t: edit(t, ZEROS, ""), "in zero_last_layer"),
     "in-place += on the stream": (
         lambda t: edit(t, "return x + self.branch(x)", "x += self.branch(x)\n        return x"),
-        "in-place",
+        "in-place update",
     ),
-    "norm read after zero_grad": (
-        lambda t: edit(edit(t, READ, ""), STEP, STEP + "        optimizer.zero_grad()\n" + READ),
-        "zero_grad",
-    ),
-    "norm read after zero_grad(set_to_none=False)": (
-        lambda t: edit(edit(t, READ, ""), STEP, STEP + "        optimizer.zero_grad(set_to_none=False)\n" + READ),
-        "after optimizer.zero_grad()",
-    ),
-    "norm taken in float32": (lambda t: edit(t, ".grad.double().norm()", ".grad.norm()"), "in float32"),
+    "no zero_grad": (lambda t: edit(t, "        optimizer.zero_grad()\n", ""), "zero_grad() before"),
+    "no warm-up": (lambda t: edit(t, "lr * min(1.0, (epoch + 1) / warmup) if warmup else lr", "lr"), "(the warm-up)"),
+    "held-out MSE in training mode": (lambda t: edit(t, "    model.eval()\n", ""), "Call model.eval()"),
 }
 
 
-def write(tmp_path: Path, name: str, text: str) -> Path:
-    path = tmp_path / f"{name.replace(' ', '_').replace('(', '').replace(')', '').replace('=', '')}.py"
+def write(folder: Path, name: str, text: str) -> Path:
+    path = folder / f"{re.sub(r'[^a-z0-9]+', '_', name.lower()).strip('_')}.py"
     path.write_text(text, encoding="utf-8")
     return path
 
 
-def fails_with_hint(words: str) -> Callable[[snippet.Report], None]:
-    """The check fails the file and some hint (or the problem) names the mistake."""
+def nox_command() -> list[str]:
+    """What `nox -s check -- FILE` runs (read from noxfile.py, so a change there reaches this test)."""
+    noxfile = (ROOT / "noxfile.py").read_text(encoding="utf-8")
+    assert 'CHECK_SCRIPT = "snippets/exercise/check.py"' in noxfile, "noxfile.py no longer runs check.py"
+    return [sys.executable, str(CHECK)]
 
-    def check(report: snippet.Report) -> None:
-        assert not report.passed, snippet.render(report)
-        hints = " ".join([report.problem] + [c.hint for c in report.criteria if not c.passed])
-        assert words in hints, (words, snippet.render(report))
 
-    return check
+def run(command: list[str], cwd: Path) -> tuple[str, int]:
+    done = subprocess.run(command, capture_output=True, text=True, timeout=900, check=False, cwd=cwd)
+    return done.stdout + done.stderr, done.returncode
 
 
 @pytest.fixture(scope="module")
-def reference(tmp_path_factory) -> tuple[snippet.Report, list[str]]:
-    """The self-check on the worked solution (the full 200-epoch comparison), run once for every claim."""
-    tmp_path = tmp_path_factory.mktemp("reference")
-    lines: list[str] = []
-    with pytest.MonkeyPatch.context() as mp:
-        mp.chdir(tmp_path)  # relative paths, so the recorded output reads as a learner's would
-        path = write(tmp_path, "exercise_residual", reference_text()).relative_to(tmp_path)
-        with compute_timer("snippets.exercise.check (reference, 200 epochs)"):
-            report = snippet.check(path, seed=REFERENCE_SEED, say=lines.append)
-    return report, lines
+def both(tmp_path_factory) -> dict[str, dict[str, tuple[str, int]]]:
+    """Every learner file through both entry points: name -> {"nox"|"download": (output, exit code)}."""
+    files = tmp_path_factory.mktemp("learner")
+    alone = tmp_path_factory.mktemp("download")
+    shutil.copyfile(CHECK, alone / "check_exercise.py")  # what the page's download link serves
+    texts = {"worked solution": reference_text()} | {
+        name: change(reference_text()) for name, (change, _) in WRONG.items()
+    }
+    out = {}
+    with compute_timer("snippets.exercise.check (both entry points)"):
+        for name, text in texts.items():
+            path = write(files, name, text)
+            seed = ["--seed", str(REFERENCE_SEED)]
+            out[name] = {
+                "nox": run([*nox_command(), path.name, *seed], files),
+                # -I: no PYTHONPATH, no user site, not even the script's own folder beyond itself
+                "download": run([sys.executable, "-I", str(alone / "check_exercise.py"), path.name, *seed], files),
+            }
+    return out
 
 
 @pytest.mark.claim(
-    "The self-check passes the worked solution: every criterion, including the full 200-epoch "
-    "comparison of both 50-block models.",
+    "The self-check passes the worked solution: every criterion, including the full comparison of all four models.",
     page=PAGE,
     cpu_only=LEARNER_CPU,
 )
-def test_self_check_passes_the_worked_solution(claim, reference):
-    report, lines = reference
+def test_self_check_passes_the_worked_solution(claim, both):
+    def all_pass(output: str, code: int) -> None:
+        assert code == 0 and output.rstrip().endswith("Well done."), output
 
-    def all_pass(r: snippet.Report) -> None:
-        assert r.passed, snippet.render(r)
-
-    claim.check(all_pass, report)
+    claim.check(all_pass, *both["worked solution"]["download"])
     starter = snippet.check(STARTER, say=None)
-    claim.rejects(all_pass, starter, because="the starter, whose train() is a stub")
+    claim.rejects(all_pass, snippet.render(starter), 1, because="the starter, whose stubs are not written")
+    output = both["worked solution"]["download"][0]
     claim.record(
-        epochs=learner.EPOCHS,
-        depth=learner.DEPTH,
-        criteria=[c.name for c in report.criteria],
-        output=snippet.render(report),
-        progress_lines=len([s for s in lines if "epoch" in s]),
+        output="\n".join(line for line in output.splitlines() if "epoch" not in line),
+        progress_lines=len([s for s in output.splitlines() if "epoch" in s]),
         seed=REFERENCE_SEED,
-        **report.numbers,
+        models=len(snippet.RUNS),
+        epochs=snippet.EPOCHS,
     )
 
 
 @pytest.mark.claim(
-    "The self-check fails each plausible wrong solution (no zero_grad, an in-place += on the stream, "
-    "the gradient norm read after zero_grad, the norm taken in float32) with a hint naming the mistake.",
+    "The self-check fails each plausible wrong solution (no shortcut, last layer not zeroed, an in-place += on "
+    "the stream, no zero_grad, no warm-up, the held-out MSE taken in training mode) with a hint of its own "
+    "that names the mistake.",
     page=PAGE,
     cpu_only=LEARNER_CPU,
 )
-def test_self_check_names_each_wrong_solutions_mistake(claim, tmp_path, reference):
-    text = reference_text()
-    reports, checks = {}, {}
-    for name, (change, words) in WRONG.items():
-        reports[name] = snippet.check(write(tmp_path, name, change(text)), say=None)
-        checks[name] = fails_with_hint(words)
-        claim.check(checks[name], reports[name])
-        # Wrong loops fail the short runs: the full comparison never starts.
-        assert reports[name].criteria[-1].name == "full comparison", snippet.render(reports[name])
-    for name, check in checks.items():
-        claim.rejects(check, reference[0], because=f"the worked solution, checked for '{name}'")
+def test_self_check_names_each_wrong_solutions_mistake(claim, both):
+    def fails_with(words: str) -> Callable[[str, int], None]:
+        def check(output: str, code: int) -> None:
+            assert code == 1, output
+            assert words in output, (words, output)
+            others = [w for _, w in WRONG.values() if w != words]
+            assert not any(w in output for w in others), output  # its own hint, not another's
+            assert "FAIL  full comparison" in output, output  # caught by the short runs
+
+        return check
+
+    for name, (_, words) in WRONG.items():
+        claim.check(fails_with(words), *both[name]["download"])
+    for name, (_, words) in WRONG.items():
+        claim.rejects(
+            fails_with(words),
+            *both["worked solution"]["download"],
+            because=f"the worked solution, checked for '{name}'",
+        )
+    hints = {}
+    for name in WRONG:
+        found = re.findall(r"^        hint: (.*)$", both[name]["download"][0], re.M)
+        hints[name] = next(h for h in found if not h.startswith("not run"))
     claim.record(
-        table={
-            "columns": ["mistake", "hint"],
-            "rows": [[name, next(c.hint for c in r.criteria if not c.passed)] for name, r in reports.items()],
-        },
-        outputs={name: snippet.render(r) for name, r in reports.items()},
+        table={"columns": ["mistake", "hint"], "rows": [[name, hint] for name, hint in hints.items()]},
+        mistakes=len(WRONG),
+        outputs={name: both[name]["download"][0] for name in WRONG},
     )
 
 
 @pytest.mark.claim(
-    "The self-check stops the unmodified starter at the training loop with 'fill in the training loop' "
-    "guidance, before any full run.",
+    "The downloadable check_exercise.py, run on its own with only Python and PyTorch, prints the same output and "
+    "exits with the same code as `nox -s check` on the worked solution and on every wrong solution the page lists.",
     page=PAGE,
     cpu_only=LEARNER_CPU,
 )
-def test_self_check_sends_the_starter_to_the_training_loop(claim, reference):
+def test_downloaded_self_check_agrees_with_nox_check(claim, both):
+    def same(a: tuple[str, int], b: tuple[str, int]) -> None:
+        assert a == b, (a, b)
+
+    for runs in both.values():
+        claim.check(same, runs["download"], runs["nox"])
+    claim.rejects(same, both["worked solution"]["download"], both["no warm-up"]["nox"], because="two different files")
+    claim.record(files=len(both), exit_codes={name: runs["download"][1] for name, runs in both.items()})
+
+
+@pytest.mark.claim(
+    "The self-check stops the unmodified starter at its two TODOs, the residual block and the training loop, "
+    "with guidance for each, before any full run.",
+    page=PAGE,
+    cpu_only=LEARNER_CPU,
+)
+def test_self_check_sends_the_starter_to_the_training_loop(claim, both):
     report = snippet.check(STARTER, say=None)
-    guided = fails_with_hint("fill in the training loop")
-    claim.check(guided, report)
-    claim.rejects(guided, reference[0], because="the worked solution, which passes")
+
+    def guided(output: str, code: int) -> None:
+        assert code == 1 and "write the residual block" in output and "fill in the training loop" in output, output
+        assert "FAIL  full comparison" in output, output
+
+    claim.check(guided, snippet.render(report), 1)
+    claim.rejects(guided, *both["worked solution"]["download"], because="the worked solution, which passes")
     claim.record(output=snippet.render(report))
 
 
 BROKEN = {
     "syntax error": ("def train(model x):\n    pass\n", "line 1"),
-    "missing names": ("import torch\n\n\ndef train(model, x, target, epochs, lr):\n    return [], 0.0\n", "DeepMLP"),
+    "missing names": ("import torch\n\n\ndef train(model, data, epochs, lr, warmup):\n    return [], 0.0\n", "DeepMLP"),
     "error at import": ("import torch\n\nraise ValueError('oops')\n", "line 3"),
 }
 

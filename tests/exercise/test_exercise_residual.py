@@ -54,35 +54,62 @@ def test_starter_stops_at_the_training_loop_with_guidance(claim):
 
 
 @pytest.mark.claim(
-    "The plain and the residual DeepMLP have the same layers and parameter count, and from one seed "
-    "they start from bit-for-bit identical weights: the shortcut is the only difference.",
+    "The plain and the residual DeepMLP have the same layers and parameter count, and from one seed they start "
+    "from bit-for-bit identical He-initialised weights, except the last Linear of each residual branch, which "
+    "starts at zero: the shortcut and that zeroing are the only differences.",
     page=PAGE,
     cpu_only=LEARNER_CPU,
 )
 def test_plain_and_residual_models_differ_only_by_the_shortcut(claim):
-    def same_start(a: torch.nn.Module, b: torch.nn.Module) -> None:
-        pa, pb = list(a.parameters()), list(b.parameters())
-        assert len(pa) == len(pb) and all(torch.equal(x, y) for x, y in zip(pa, pb, strict=True))
+    zeroed = {f"blocks.{i}.branch.5.{p}" for i in range(snippet.DEEP) for p in ("weight", "bias")}
 
-    models = {}
-    for residual in (False, True):
-        torch.manual_seed(0)
-        models[residual] = snippet.DeepMLP(snippet.DEPTH, snippet.DIM, use_residual=residual)
-    claim.check(same_start, models[False], models[True])
-    torch.manual_seed(1)
-    other_seed = snippet.DeepMLP(snippet.DEPTH, snippet.DIM, use_residual=True)
-    claim.rejects(same_start, models[False], other_seed, because="a residual model from another seed")
-    count = sum(p.numel() for p in models[True].parameters())
-    linears = sum(isinstance(m, torch.nn.Linear) for m in models[True].modules())
-    x, target = snippet.make_data(seed=0)
-    noise = target - torch.sin(x.norm(dim=1, keepdim=True))  # what make_data added to sin(‖x‖)
+    def same_start(plain: torch.nn.Module, residual: torch.nn.Module) -> None:
+        pa, pb = list(plain.named_parameters()), list(residual.named_parameters())
+        assert len(pa) == len(pb)
+        for (_, a), (name, b) in zip(pa, pb, strict=True):
+            assert not b.any() if name in zeroed else torch.equal(a, b), name
+
+    def build(residual: bool, seed: int) -> torch.nn.Module:
+        torch.manual_seed(seed)
+        return snippet.DeepMLP(snippet.DEEP, snippet.DIM, snippet.WIDTH, use_residual=residual)
+
+    # The starter leaves zero_last_layer to the learner: fill it in as the worked solution does.
+    def zero_last(self) -> None:
+        torch.nn.init.zeros_(self.branch[-1].weight)
+        torch.nn.init.zeros_(self.branch[-1].bias)
+
+    original = snippet.ResidualBlock.zero_last_layer
+    snippet.ResidualBlock.zero_last_layer = zero_last
+    try:
+        plain, residual, other_seed = build(False, 0), build(True, 0), build(True, 1)
+    finally:
+        snippet.ResidualBlock.zero_last_layer = original
+    claim.check(same_start, plain, residual)
+    claim.rejects(same_start, plain, other_seed, because="a residual model from another seed")
+    count = sum(p.numel() for p in residual.parameters())
+    linears = sum(isinstance(m, torch.nn.Linear) for m in residual.modules())
+    norms = sum(isinstance(m, torch.nn.BatchNorm1d) for m in residual.modules())
+    x, y, _, _ = snippet.make_data(seed=0)
+    noise = y - torch.sin(x.norm(dim=1, keepdim=True))  # what make_data added to sin(‖x‖)
     claim.record(
         parameters=count,
         linear_layers=linears,
-        depth=snippet.DEPTH,
+        batchnorm_layers=norms,
+        deep=snippet.DEEP,
+        shallow=snippet.SHALLOW,
         dim=snippet.DIM,
+        width=snippet.WIDTH,
         n=snippet.N,
-        parameter_tensors=len(list(models[True].parameters())),  # what Adam updates one by one
         noise_std=noise.std().item(),
-        adam_eps=torch.optim.Adam(models[True].parameters()).defaults["eps"],
     )
+
+
+def test_self_check_uses_the_starters_data_and_configuration():
+    """check.py carries its own copy (it must run without the repository): keep it the starter's."""
+    import inspect
+
+    from snippets.exercise import check
+
+    assert inspect.getsource(check.make_data) == inspect.getsource(snippet.make_data)
+    names = ("N", "DIM", "WIDTH", "SHALLOW", "DEEP", "EPOCHS", "LR", "WARMUP")
+    assert [getattr(check, n) for n in names] == [getattr(snippet, n) for n in names]
