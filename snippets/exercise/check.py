@@ -350,12 +350,25 @@ def check(
         report.problem = problem
         return report
     say = say or (lambda _: None)
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)  # models this small run fastest on one thread
+    try:
+        _check(report, module, path, seed, say, epochs)
+    finally:
+        torch.set_num_threads(threads)
+    return report
+
+
+def _check(
+    report: Report, module: ModuleType, path: Path, seed: int, say: Say, epochs: int
+) -> None:
+    """The criteria, in order; stops early when a stage fails."""
     say(f"short runs ({QUICK_EPOCHS} epochs) ...")
     try:
         quick = _judge_block(report, module, path, seed)
     except Exception as err:  # the learner's DeepMLP could not be built
         report.problem = f"building DeepMLP failed: {_where(err, path)}"
-        return report
+        return
     for label, (depth, residual, warmup) in (
         ("short plain run", (SHALLOW, False, 0)),
         ("short residual run with warm-up", (DEEP, True, QUICK_WARMUP)),
@@ -368,7 +381,7 @@ def check(
         report.add(
             "full comparison", False, "not run: fix the short-run failures above first."
         )
-        return report
+        return
     say(
         f"full comparison ({epochs} epochs of each of {len(RUNS)} models, seed {seed}) ..."
     )
@@ -378,7 +391,7 @@ def check(
             module, path, depth, residual, warmup, seed, epochs, say
         )
         if not _judge_run(report, run, name, epochs):
-            return report
+            return
     final = {name: run["out"][0][-1] for name, run in runs.items()}
     held = {name: run["out"][1] for name, run in runs.items()}
     early = {
@@ -407,7 +420,6 @@ def check(
         "loss: does the "
         "warm-up set the rate of every parameter group before each step?",
     )
-    return report
 
 
 def render(report: Report) -> str:
