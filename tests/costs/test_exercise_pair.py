@@ -18,16 +18,17 @@ DEFAULT_ADAM = "side by side, default Adam"  # the benchmark's variant with PyTo
 MIN_SPEEDUP = 1.5  # the notebook's way against one model after the other with the default Adam
 
 
-def fast_enough(median: float, baseline: float) -> None:
-    """A variant's median seconds per pair against the target and against the baseline's median."""
-    assert median <= TARGET_SECONDS, f"median {median:.1f} s per pair, target {TARGET_SECONDS} s"
-    assert baseline / median >= MIN_SPEEDUP, (baseline, median)
+def fast_enough(seconds: float, baseline: float) -> None:
+    """A variant's fastest seconds per pair against the target and against the baseline's fastest."""
+    assert seconds <= TARGET_SECONDS, f"{seconds:.1f} s per pair, target {TARGET_SECONDS} s"
+    assert baseline / seconds >= MIN_SPEEDUP, (baseline, seconds)
 
 
 @pytest.mark.claim(
-    "In the committed benchmark (3 rounds, one seed each), the exercise's worked solution trains its deep pair "
-    "(the 16-block plain and residual MLPs, 100 epochs each) in at most 20 s (median), and at least 1.5× faster "
-    "than training them one after the other with PyTorch's default Adam.",
+    "In the committed benchmark (3 rounds, one seed each; the fastest round of each way counts, since other work "
+    "slows rounds down but never speeds them up), the exercise's worked solution trains its deep pair (the "
+    "16-block plain and residual MLPs, 100 epochs each) in at most 20 s, and at least 1.5× faster than training "
+    "them one after the other with PyTorch's default Adam.",
     page=PAGE,
     cpu_only="the speed target is set for a 2-core CPU, and the sweep it reads times CPU threads",
 )
@@ -35,10 +36,13 @@ def test_exercise_pair_benchmark_speed(claim, device):
     record = store.load(device, "exercise_pair")
     values = record["values"]
     rows = values["table"]["rows"]
-    median = {row[0]: row[1] for row in rows}
-    claim.check(fast_enough, median[snippet.NOTEBOOK_VARIANT], median[snippet.BASELINE])
+    fastest = {row[0]: row[2] for row in rows}  # columns: variant, median s, fastest s, slowest s, speed-up
+    claim.check(fast_enough, fastest[snippet.NOTEBOOK_VARIANT], fastest[snippet.BASELINE])
     claim.rejects(
-        fast_enough, median[DEFAULT_ADAM], median[snippet.BASELINE], because="side by side with PyTorch's default Adam"
+        fast_enough,
+        fastest[DEFAULT_ADAM],
+        fastest[snippet.BASELINE],
+        because="side by side with PyTorch's default Adam",
     )
     claim.record(
         table=display.rounded(values["table"]),
@@ -47,6 +51,9 @@ def test_exercise_pair_benchmark_speed(claim, device):
         notebook_median=values["notebook_median"],
         baseline_median=values["baseline_median"],
         speedup=values["baseline_median"] / values["notebook_median"],
+        notebook_fastest=fastest[snippet.NOTEBOOK_VARIANT],
+        baseline_fastest=fastest[snippet.BASELINE],
+        speedup_fastest=fastest[snippet.BASELINE] / fastest[snippet.NOTEBOOK_VARIANT],
         target=TARGET_SECONDS,
         threads=values["threads"],
         min_speedup=MIN_SPEEDUP,
@@ -75,5 +82,5 @@ def test_side_by_side_gives_identical_losses(claim, device):
     )
     claim.record(
         seeds=len(finals[ONE_THREAD]),
-        residual_finals=[f["residual"] for f in finals[ONE_THREAD]],
+        residual_finals=[f["residual, deep"] for f in finals[ONE_THREAD]],
     )
