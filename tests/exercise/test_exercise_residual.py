@@ -13,8 +13,8 @@ from snippets.exercise import exercise_residual as snippet
 PAGE = "module/exercise.md"
 LEARNER_CPU = "it runs the learner's own file, which trains on the CPU"
 
-# The brief's harness, reduced to what happens when its train() stub returns an empty list.
-BRIEF_HARNESS = "losses = []\nprint(f'Final loss: {losses[-1]:.4f}')\n"
+# A naive harness, reduced to what happens when an unfilled train() stub returns an empty list.
+NAIVE_HARNESS = "losses = []\nprint(f'Final loss: {losses[-1]:.4f}')\n"
 
 
 def run(code_or_file: list[str]) -> subprocess.CompletedProcess[str]:
@@ -42,13 +42,13 @@ def test_starter_stops_at_the_training_loop_with_guidance(claim):
         assert "fill in the training loop" in done.stderr and "Traceback" not in done.stderr, done.stderr
 
     claim.check(guides, result)
-    brief = run(["-c", BRIEF_HARNESS])
-    claim.rejects(guides, brief, because="a harness that indexes the empty list an unfilled train() returns")
+    naive = run(["-c", NAIVE_HARNESS])
+    claim.rejects(guides, naive, because="a harness that indexes the empty list an unfilled train() returns")
     claim.record(
         transcript="\n".join(["$ python exercise_residual.py", result.stdout.strip(), result.stderr.strip()]),
         stdout=result.stdout.strip(),
         stderr=result.stderr.strip(),
-        stub_error=brief.stderr.strip().splitlines()[-1],
+        stub_error=naive.stderr.strip().splitlines()[-1],
         exit_code=result.returncode,
     )
 
