@@ -162,7 +162,10 @@ def test_the_stream_explorables_toggles_show_each_series_line_not_only_its_colou
     page, figure = _open(new_context, base_url, STREAM)
     labels = figure.locator(".rs-x-toggle label")
     looks = [
-        (labels.nth(i).inner_text().strip(), labels.nth(i).locator("svg.rs-x-swatch line").get_attribute("style"))
+        (
+            (labels.nth(i).text_content() or "").strip(),
+            labels.nth(i).locator("svg.rs-x-swatch line").get_attribute("style"),
+        )
         for i in range(labels.count())
     ]
     assert len(looks) == len(recorded("stream_growth_over_50_blocks_at_default_init")["series"])
