@@ -126,9 +126,12 @@ def on_nav(nav: Any, config: Any, files: Files) -> Any:
     pages = [p for p in nav.pages if p.file is not None]
     _state["order"] = [p.file.src_uri for p in pages]
     _state["titles"] = {p.file.src_uri: p.title or p.file.src_uri for p in pages}
-    parts = [(p.file.src_uri, int(m[1])) for p in pages if p.title and (m := re.match(r"Part (\d+)\b", p.title))]
-    _state["parts"] = {uri: (n, len(parts)) for uri, n in parts}
-    _state["labs"] = {p.file.src_uri: int(m[1]) for p in pages if p.title and (m := re.match(r"Lab (\d+)\b", p.title))}
+
+    def numbered(word: str) -> dict[str, int]:  # "Part 4 · ..." in the nav -> {"module/....md": 4}
+        return {p.file.src_uri: int(m[1]) for p in pages if p.title and (m := re.match(rf"{word} (\d+)\b", p.title))}
+
+    parts, labs = numbered("Part"), numbered("Lab")
+    _state.update(part_numbers=parts, labs=labs, parts={uri: (n, len(parts)) for uri, n in parts.items()})
     # The Sources page shows each work's cited_for, which names parts: held to the same rule as a page.
     try:
         works = facts.registry().works.values()
@@ -137,7 +140,7 @@ def on_nav(nav: Any, config: Any, files: Files) -> Any:
     wrong = [
         f"facts/facts.toml: work {work.id!r}, cited_for: {problem.split(': ', 1)[1]}"
         for work in works
-        for problem in part_refs.check(work.cited_for, "module/sources.md", dict(parts), labs=_state["labs"])
+        for problem in part_refs.check(work.cited_for, "module/sources.md", parts, labs=labs)
     ]
     if wrong and _state["strict"]:
         raise PluginError("part numbers (sitekit/parts.py):\n  " + "\n  ".join(wrong))
@@ -224,9 +227,12 @@ def on_page_markdown(markdown: str, page: Any, config: Any, files: Files) -> str
     typed = []
     if page.file.src_uri.endswith(".md"):  # a notebook page's Markdown is its JSON
         typed = numbers.check_markdown(markdown, page.file.src_uri, page.file.content_string, figures.REGISTRY)
-        numbered = {uri: n for uri, (n, _) in _state.get("parts", {}).items()}
         typed += part_refs.check(
-            markdown, page.file.src_uri, numbered, page.file.content_string, labs=_state.get("labs", {})
+            markdown,
+            page.file.src_uri,
+            _state.get("part_numbers", {}),
+            page.file.content_string,
+            labs=_state.get("labs", {}),
         )
     elif page.file.src_uri.endswith(".ipynb"):  # its markdown cells, bound by its own code and outputs
         typed = [str(u) for u in numbers.check_notebook(markdown, page.file.src_uri)]

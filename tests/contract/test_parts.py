@@ -62,13 +62,14 @@ def test_a_part_page_whose_heading_disagrees_with_the_nav_fails():
 
 def test_the_build_fails_on_an_unbound_part_reference():
     mkdocs_hook._state.update(strict=True, cpu={}, cuda={}, cpu_prov={}, cuda_prov={}, drawn={}, cited={})
-    mkdocs_hook._state["parts"] = {uri: (n, 7) for uri, n in NAV.items()}
+    mkdocs_hook._state.update(part_numbers=NAV, parts={uri: (n, 7) for uri, n in NAV.items()})
     page = SimpleNamespace(file=SimpleNamespace(src_uri="module/page.md", content_string="See Part 4.\n"))
     try:
         with pytest.raises(PluginError) as err:
             mkdocs_hook.on_page_markdown("See Part 4.\n", page, config=None, files=None)
     finally:
         mkdocs_hook._state.pop("parts")
+        mkdocs_hook._state.pop("part_numbers")
     assert "docs/module/page.md:1: 'Part 4' is not a link" in str(err.value)
 
 
