@@ -26,12 +26,22 @@ from browser_tests.harness import (
     page_id,
     served,
     site_pages,
+    soup,
 )
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     if "page_path" in metafunc.fixturenames:
         pages = site_pages()
+        marker = metafunc.definition.get_closest_marker("pages_with")
+        if marker is not None:  # only the pages whose built HTML has this CSS selector
+            selector = marker.args[0]
+            pages = [p for p in pages if soup(p).select_one(selector) is not None]
+            if not pages:
+                raise pytest.UsageError(
+                    f"{metafunc.definition.nodeid}: no built page has {selector!r}, and this test needs one "
+                    "(did the page that had it change, or is SITE_DIR an old build?)"
+                )
         # Under pytest-xdist (`--dist loadgroup`, as `nox -s browser` runs it) a page's tests share a
         # worker, so each worker visits its own pages once (see Visits) in its own Chromium.
         params = [pytest.param(p, marks=pytest.mark.xdist_group(f"page:{page_id(p)}")) for p in pages]
@@ -41,6 +51,9 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers", "pages_with(selector): run a page_path test only on pages whose HTML has the CSS selector"
+    )
     if not hasattr(config, "workerinput"):  # the run's first process: forget the last run's weight rows
         for part in SHOTS.glob("page-weight*.json"):
             part.unlink()

@@ -89,8 +89,9 @@ def local_file(url_path: str, site: Path = SITE) -> Path:
     return target / "index.html" if url_path.endswith("/") or target.is_dir() else target
 
 
+@functools.cache
 def soup(path: str) -> Any:
-    """The parsed HTML of a built page."""
+    """The parsed HTML of a built page, parsed once per process: read it, never modify it."""
     from bs4 import BeautifulSoup
 
     return BeautifulSoup(local_file("/" + path).read_text(encoding="utf-8"), "html.parser")

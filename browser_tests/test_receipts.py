@@ -210,34 +210,28 @@ def test_the_targeted_ledger_row_is_highlighted(new_context: Any, base_url: str)
     assert row.evaluate(style) != other.evaluate(style)
 
 
-def _wrapped_blocks() -> list[str]:
-    return [p for p in site_pages() if soup(p).select_one(".wrap pre")]
-
-
+@pytest.mark.pages_with(".wrap pre")
 @pytest.mark.parametrize("width", [390, 1280])
 def test_error_and_console_blocks_wrap_and_the_copy_button_covers_no_text(
-    new_context: Any, base_url: str, width: int
+    new_context: Any, base_url: str, page_path: str, width: int
 ) -> None:
-    pages = _wrapped_blocks()
-    assert pages, "no page has a text or console block"
-    for path in pages:
-        page = _open(new_context, base_url, path, width=width)
-        overflow = page.evaluate(
-            """() => [...document.querySelectorAll('.wrap pre > code')]
-                 .filter(c => c.scrollWidth > c.clientWidth + 1).map(c => c.textContent.slice(0, 60))"""
-        )
-        assert not overflow, f"/{path} at {width} px: blocks scroll sideways: {overflow}"
-        covered = page.evaluate(
-            """() => [...document.querySelectorAll('.wrap pre')].filter(pre => {
-                 const button = pre.querySelector('.md-clipboard'), code = pre.querySelector('code');
-                 if (!button || !code) return false;
-                 const b = button.getBoundingClientRect(), c = code.getBoundingClientRect();
-                 const pad = parseFloat(getComputedStyle(code).paddingRight);
-                 return c.right - pad > b.left + 1;   // the text column reaches under the button
-               }).length"""
-        )
-        assert covered == 0, f"/{path} at {width} px: the copy button sits over {covered} blocks' text"
-        assert not page.errors
+    page = _open(new_context, base_url, page_path, width=width)
+    overflow = page.evaluate(
+        """() => [...document.querySelectorAll('.wrap pre > code')]
+             .filter(c => c.scrollWidth > c.clientWidth + 1).map(c => c.textContent.slice(0, 60))"""
+    )
+    assert not overflow, f"/{page_path} at {width} px: blocks scroll sideways: {overflow}"
+    covered = page.evaluate(
+        """() => [...document.querySelectorAll('.wrap pre')].filter(pre => {
+             const button = pre.querySelector('.md-clipboard'), code = pre.querySelector('code');
+             if (!button || !code) return false;
+             const b = button.getBoundingClientRect(), c = code.getBoundingClientRect();
+             const pad = parseFloat(getComputedStyle(code).paddingRight);
+             return c.right - pad > b.left + 1;   // the text column reaches under the button
+           }).length"""
+    )
+    assert covered == 0, f"/{page_path} at {width} px: the copy button sits over {covered} blocks' text"
+    assert not page.errors
 
 
 def test_every_page_with_numbers_says_what_it_rests_on() -> None:

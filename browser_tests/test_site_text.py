@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from browser_tests.harness import SITE, site_pages
+from browser_tests.harness import SITE, site_pages, soup
 
 E_NOTATION = re.compile(r"(?<![\w.])[-+−]?\d+(?:\.\d+)?[eE][+-]?\d+(?![\w.])")
 PLACEHOLDER_HOSTS = ("example.org", "example.com")
@@ -74,9 +74,7 @@ def _ids(path: Path) -> set[str]:
 
 
 def _soup(rel: str) -> Any:
-    from bs4 import BeautifulSoup
-
-    return BeautifulSoup((SITE / rel).read_text(encoding="utf-8"), "html.parser")
+    return soup(rel)
 
 
 def _target(page: Path, href: str) -> tuple[Path, str]:
