@@ -77,6 +77,8 @@ class Result:
     )  # (d, d): ∏ J_k, what a plain stack of the same branches would give
     reversed_product: torch.Tensor  # (d, d): the factors multiplied in the wrong order
     paths: dict[tuple[int, ...], torch.Tensor]
+    plain_autograd: torch.Tensor  # (d, d): the plain stack x_{l+1} = f_l(x_l)
+    plain_paths: dict[tuple[int, ...], torch.Tensor]  # from the plain stack's J_k
     reparam_error: float  # max |H(x) - (x + (H(x) - x))| for H = x + f, i.e. f = H - id
     reparam_without_subtraction_error: float  # max |H(x) - (x + H(x))|
     zero_branch_jacobian: torch.Tensor  # (d, d): the stack with every last layer zeroed
@@ -87,6 +89,10 @@ class Result:
     @property
     def path_sum(self) -> torch.Tensor:
         return torch.stack(list(self.paths.values())).sum(0)
+
+    @property
+    def plain_path_sum(self) -> torch.Tensor:
+        return torch.stack(list(self.plain_paths.values())).sum(0)
 
     def order_table(self) -> dict[str, list]:
         """Norm of the summed terms of each path length |S|, and how many terms there are."""
@@ -100,7 +106,10 @@ class Result:
 
 
 def measure(device: str = "cpu", seed: int = 0, d: int = 8, L: int = 4) -> Result:
-    """Build L random branches, run the stream, and compute ∂x_L/∂x_0 three ways."""
+    """Build L random branches, run the stream, and compute ∂x_L/∂x_0 three ways.
+
+    The plain stack of the same branches is run too: what the page says it lacks.
+    """
     torch.manual_seed(seed)
     branches = [Branch(d).double().to(device) for _ in range(L)]
     x0 = torch.randn(d, dtype=torch.float64, device=device)
@@ -112,6 +121,17 @@ def measure(device: str = "cpu", seed: int = 0, d: int = 8, L: int = 4) -> Resul
     eye = torch.eye(d, dtype=torch.float64, device=device)
     reversed_product = torch.linalg.multi_dot([eye + J for J in Js])
 
+    def plain_stack(x: torch.Tensor) -> torch.Tensor:
+        for g in branches:
+            x = g(x)
+        return x
+
+    plain_xs = [x0]  # the plain stack's own inputs to each block
+    for g in branches[:-1]:
+        plain_xs.append(g(plain_xs[-1]))
+    plain_Js = [jacobian(g, x) for g, x in zip(branches, plain_xs, strict=True)]
+    plain_autograd = jacobian(plain_stack, x0)
+
     H = lambda x: x + branches[0](x)  # noqa: E731 - a "plain" block whose residual is f_0
     f = lambda x: H(x) - x  # noqa: E731
     reparam = (H(x0) - (x0 + f(x0))).abs().max().item()
@@ -121,12 +141,6 @@ def measure(device: str = "cpu", seed: int = 0, d: int = 8, L: int = 4) -> Resul
         nn.init.zeros_(b.net[2].weight)
         nn.init.zeros_(b.net[2].bias)
     zero_res = jacobian(lambda x: stream(branches, x)[-1], x0)
-
-    def plain_stack(x: torch.Tensor) -> torch.Tensor:
-        for g in branches:
-            x = g(x)
-        return x
-
     zero_plain = jacobian(plain_stack, x0)
     return Result(
         d=d,
@@ -136,6 +150,8 @@ def measure(device: str = "cpu", seed: int = 0, d: int = 8, L: int = 4) -> Resul
         plain_product=plain,
         reversed_product=reversed_product,
         paths=jacobian_as_paths(Js),
+        plain_autograd=plain_autograd,
+        plain_paths=jacobian_as_paths(plain_Js),
         reparam_error=reparam,
         reparam_without_subtraction_error=no_sub,
         zero_branch_jacobian=zero_res,

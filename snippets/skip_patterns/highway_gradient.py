@@ -41,6 +41,14 @@ def autograd_gradient(
 # --8<-- [end:split]
 
 
+class BlindGateHighway(HighwayBlock):
+    """The same block, but T reads a detached x: the same output, no gradient through T."""
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        t = torch.sigmoid(self.gate(x.detach()))  # (N, d)
+        return t * self.branch(x) + (1 - t) * self.shortcut(x)
+
+
 @dataclass(frozen=True)
 class Result:
     """The terms for a half-open gate (W_T = 0) and a random one, with autograd's gradients."""
@@ -51,6 +59,10 @@ class Result:
     random: dict[str, torch.Tensor]  # default W_T, b_T = 0: T scattered around 0.5
     random_autograd: torch.Tensor
     random_t: torch.Tensor
+    blind: dict[
+        str, torch.Tensor
+    ]  # the three terms for the same weights, gate blind to x
+    blind_autograd: torch.Tensor  # autograd through that block
     residual_shortcut: (
         torch.Tensor
     )  # what the residual block's shortcut hands x: g itself
@@ -72,6 +84,10 @@ def measure(device: str = "cpu", seed: int = 0, d: int = 32) -> Result:
     random = gradient_terms(block, x, g)
     random_autograd = autograd_gradient(block, x, g)
     random_t = torch.sigmoid(block.gate(x)).detach()
+    blind_block = BlindGateHighway(d).double().to(device)
+    blind_block.load_state_dict(block.state_dict())
+    blind = gradient_terms(blind_block, x, g)
+    blind_autograd = autograd_gradient(blind_block, x, g)
     nn.init.zeros_(block.gate.weight)  # T = sigmoid(0) = 0.5 for every input
     half = gradient_terms(block, x, g)
     half_autograd = autograd_gradient(block, x, g)
@@ -98,6 +114,8 @@ def measure(device: str = "cpu", seed: int = 0, d: int = 32) -> Result:
         random,
         random_autograd,
         random_t,
+        blind,
+        blind_autograd,
         xr.grad,
         half_gate_path,
         half_carry,

@@ -58,7 +58,8 @@ def test_stack_jacobian_is_product_of_identity_plus_branch_jacobians(claim, runs
 
 @pytest.mark.claim(
     "Expanded over all 2^L subsets of blocks (16 for L = 4), the sum of ordered products equals the product "
-    "to 1e-12 (float64), over 5 seeds; the empty subset contributes I.",
+    "to 1e-12 (float64), over 5 seeds; the empty subset contributes I. A plain stack of the same branches has "
+    "only the term with every block in it.",
     page=PAGE,
 )
 def test_product_expands_into_sum_over_subsets(claim, runs):
@@ -69,12 +70,24 @@ def test_product_expands_into_sum_over_subsets(claim, runs):
         assert len(r.paths) == 2**r.L
         assert torch.equal(r.paths[()], torch.eye(r.d, dtype=torch.float64, device=r.product.device))
         claim.check(matches, r.product, r.path_sum)
+        # The plain stack, run through autograd, is its own path through every block, and nothing else.
+        every_block = tuple(range(r.L))
+        torch.testing.assert_close(r.plain_autograd, r.plain_paths[every_block], rtol=0, atol=ATOL)
     r = runs[0]
-    claim.rejects(matches, r.product, r.path_sum - r.paths[()], because="the sum without the empty subset's I")
+    claim.rejects(
+        matches,
+        r.plain_autograd,
+        r.plain_path_sum,
+        because="a plain stack of the same branches (autograd) against the sum over subsets of its own J_k",
+    )
     claim.record(
         L=r.L,
         subsets=len(r.paths),
         max_error=max((x.product - x.path_sum).abs().max().item() for x in runs),
+        plain_full_path_error=max(
+            (x.plain_autograd - x.plain_paths[tuple(range(x.L))]).abs().max().item() for x in runs
+        ),
+        plain_path_sum_error=(r.plain_autograd - r.plain_path_sum).abs().max().item(),
         orders=r.order_table(),
         atol=ATOL,
         seeds=len(runs),
