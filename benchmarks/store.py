@@ -32,7 +32,7 @@ SWEEPS: dict[str, dict[str, Any]] = {
     "depth_width": {"batches": (16, 64, 256, 1024), "rounds": 3},
     "denormals": {"rounds": 15, "depth": 100},
     "exercise_pair": {"rounds": 3},
-    "resnet_latency": {"rounds": 5},
+    "resnet_latency": {"rounds": 5, "small_side": 32},
 }
 
 
