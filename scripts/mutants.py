@@ -8,8 +8,11 @@ stops (a snippet was edited: update the mutant). For each mutant, a scratch copy
 (tracked and untracked, not ignored, files; .nox linked to the shared environment) gets the current CPU
 records (results/cpu.json) and the edit, and the claims run as `nox -s tests` runs them: with --reuse, so
 only the claim files whose fingerprint the edit changed run again, on every core. A claim that then
-fails or errors is a kill. A first run without any edit checks that nothing re-runs and nothing fails,
-so that every failure below is the mutant's.
+fails or errors is a kill (a file that does not even collect fails all its claims). A first run without
+any edit checks that nothing re-runs and nothing fails, so that every failure below is the mutant's.
+
+The table's `stale` column counts kills by the pipeline's staleness guard rather than by a claim's own
+check: a committed benchmark sweep (results/bench-cpu.json) that hashes the edited snippet is refused.
 
 Not run by CI (minutes per mutant); run it after changing a core snippet or a claim's check.
 """
@@ -93,7 +96,7 @@ MUTANTS = (
         "zero_output_projections leaves the transformer's output projections as initialised",
         "snippets/encyclopedia/transformer_block.py",
         "        nn.init.zeros_(layer.weight)\n        nn.init.zeros_(layer.bias)\n",
-        "",
+        "        pass\n",
     ),
     Mutant(
         "drop-projection",
@@ -148,15 +151,21 @@ def apply(tree: Path, mutant: Mutant) -> None:
             f"mutants: {mutant.name}: the old text occurs {found} times in {mutant.file} (expected once); "
             "the snippet changed: update the mutant in scripts/mutants.py"
         )
-    target.write_text(text.replace(mutant.old, mutant.new), encoding="utf-8")
+    mutated = text.replace(mutant.old, mutant.new)
+    try:
+        compile(mutated, str(target), "exec")
+    except SyntaxError as e:
+        raise SystemExit(f"mutants: {mutant.name} makes {mutant.file} invalid Python ({e}): fix the edit") from e
+    target.write_text(mutated, encoding="utf-8")
 
 
 def outcomes(junit: Path) -> tuple[list[str], dict[str, str]]:
     """Test ids that ran, and those that failed or errored with the first line of why, from JUnit XML."""
     ran, failed = set(), {}
     for case in ET.parse(junit).getroot().iter("testcase"):
-        module = case.get("classname", "")
-        test_id = module.replace(".", "/") + ".py" + (f"::{case.get('name')}" if case.get("name") else "")
+        module, name = case.get("classname", ""), case.get("name", "")
+        # a collection error names the file or folder that failed to collect, not a test
+        test_id = module.replace(".", "/") + f".py::{name}" if module else name.replace(".", "/")
         if case.find("skipped") is not None:
             continue
         ran.add(test_id)
@@ -190,6 +199,12 @@ def run_claims(tree: Path, log: Path) -> dict[str, Any]:
     claims = {
         c["test"] for c in json.loads((ROOT / "results" / "cpu.json").read_text(encoding="utf-8"))["claims"].values()
     }
+    for where, why in list(failed.items()):  # a file or folder that did not collect: each of its claims failed
+        for test_id in claims:
+            if "::" not in where and (test_id.startswith(where + "/") or test_id.startswith(where + ".py::")):
+                failed.setdefault(test_id, why)
+                ran.append(test_id)
+    ran = sorted(set(ran))
     return {
         "returncode": out.returncode,
         "ran": [t for t in ran if t in claims],
