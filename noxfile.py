@@ -241,7 +241,7 @@ def browser(session: nox.Session) -> None:
         session.run(str(py), "-m", "mkdocs", "build", "--strict", "-q", "-d", site, external=True)
     session.env["SITE_DIR"] = str(Path(site).resolve())
     workers = os.environ.get("SITE_WORKERS", "auto")  # one Chromium per worker; a page's tests stay together
-    parallel = [] if workers == "0" else ["-n", workers, "--dist", "loadgroup"]
+    parallel = [] if workers == "0" else ["-n", workers]
     lighthouse = ["--ignore", "browser_tests/test_lighthouse.py"]
     session.run(str(py), "-m", "pytest", *parallel, *lighthouse, "browser_tests", *session.posargs, external=True)
 

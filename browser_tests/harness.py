@@ -83,6 +83,13 @@ def page_id(path: str) -> str:
     return path.strip("/").replace("/", "-") or "home"
 
 
+def page_scope(nodeid: str, page_ids: list[str]) -> str | None:
+    """The page a test is about, from its id (`test_x[<page id>-<other params>]`), or None."""
+    params = nodeid.partition("[")[2].removesuffix("]")
+    found = [p for p in page_ids if params == p or params.startswith(p + "-")]
+    return "page:" + max(found, key=len) if found else None
+
+
 def local_file(url_path: str, site: Path = SITE) -> Path:
     """The file the local server answers a URL path with."""
     target = site / unquote(url_path).lstrip("/")
