@@ -76,3 +76,50 @@ def test_identity_block_parameters_are_the_branch_alone(claim, r, alt):
     claim.record(
         d=r.d, params_e1=r.parameters[1], params_e4=r.parameters[4], shortcut=r.shortcut_parameters, expansion=4
     )
+
+
+@dataclass(frozen=True)
+class Sums:
+    """For each seed and expansion: input x, the block's output y, its branch's F(x), and a plain block's F(x)."""
+
+    runs: list[tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]]
+
+
+@pytest.fixture(scope="module")
+def sums(r, device) -> Sums:
+    runs = []
+    for seed in range(5):
+        torch.manual_seed(seed)
+        x = torch.randn(r.input_shape, device=device)
+        for e in (1, 4):
+            block = snippet.ResidualBlock(r.d, expansion=e).to(device)
+            with torch.no_grad():
+                runs.append((x, block(x), block.branch(x), block.branch(x)))  # a plain block is the branch alone
+    return Sums(runs)
+
+
+@pytest.mark.claim(
+    "The block's output minus its input is its branch's output, F(x), to float32 rounding, over 5 seeds and "
+    "e = 1 and 4; a plain block made of the same branch misses by about the size of x itself.",
+    page=PAGE,
+)
+def test_identity_block_adds_its_input_to_the_branch(claim, sums):
+    eps = torch.finfo(torch.float32).eps
+
+    def adds_its_input(x: torch.Tensor, y: torch.Tensor, fx: torch.Tensor) -> None:
+        scale = y.abs().max().item() + x.abs().max().item()  # rounding of x + F(x), then of (x + F(x)) - x
+        torch.testing.assert_close(y - x, fx, rtol=0, atol=2 * eps * scale)
+
+    for x, y, fx, _ in sums.runs:
+        claim.check(adds_its_input, x, y, fx)
+    x, _, fx, plain = sums.runs[0]
+    claim.rejects(adds_its_input, x, plain, fx, because="a plain block, y = F(x), with the same branch")
+    plain_error, input_max = (plain - x - fx).abs().max().item(), x.abs().max().item()
+    assert abs(plain_error - input_max) <= 1e-5 * input_max, (plain_error, input_max)  # off by x itself
+    claim.record(
+        seeds=len(sums.runs) // 2,
+        expansions=[1, 4],
+        max_error=max((y - x - fx).abs().max().item() for x, y, fx, _ in sums.runs),
+        plain_error=plain_error,
+        input_max=input_max,
+    )
