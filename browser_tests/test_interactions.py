@@ -120,12 +120,17 @@ def test_palette_toggle_switches_and_is_remembered(new_context: Any, base_url: s
     page = _open(new_context, base_url, "")
     scheme = lambda: page.evaluate("document.body.dataset.mdColorScheme")  # noqa: E731
     assert scheme() == "default"
-    page.locator("form[data-md-component='palette'] label:visible").click()
-    assert scheme() == "slate"
+    meta = lambda: page.evaluate("document.querySelector('meta[name=color-scheme]').content")  # noqa: E731
+    assert meta() == "light"
+    page.locator("form[data-palette] label:visible").click()
+    assert (scheme(), meta()) == ("slate", "dark")
     page.reload(wait_until="load")
-    assert scheme() == "slate", "the dark palette was not remembered across a reload"
-    page.locator("form[data-md-component='palette'] label:visible").click()
-    assert scheme() == "default"
+    assert (scheme(), meta()) == ("slate", "dark"), "the dark palette was not remembered across a reload"
+    page.locator("form[data-palette] label:visible").click()
+    assert (scheme(), meta()) == ("default", "light")
+    page.focus("form[data-palette] input:checked")
+    page.keyboard.press("Enter")
+    assert scheme() == "slate", "Enter on the palette option did not switch to the next one"
     assert not page.errors
 
 

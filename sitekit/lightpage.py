@@ -1,5 +1,6 @@
-"""Lighter pages: images that load lazily without moving the text, and notebook pages without the CSS
-that mkdocs-jupyter inlines but the page never uses.
+"""Lighter pages: images that load lazily without moving the text, code blocks a keyboard reaches before
+the theme's script has set them up, and notebook pages without the CSS that mkdocs-jupyter inlines but
+the page never uses.
 
 Both work on the HTML MkDocs is about to write; nothing here changes what a reader can see.
 """
@@ -55,6 +56,18 @@ def lazy_images(page_html: str, page_url: str, read: Callable[[str], bytes | Non
         return f"<img{m.group(1)}{added} />"
 
     return IMG.sub(fix, page_html)
+
+
+# A code block as Pygments and pymdownx write it: <pre ...><span></span><code ...>; no tabindex yet.
+CODE_BLOCK = re.compile(r"(<pre\b[^>]*>(?:<span></span>)?<code)(?=[\s>])(?![^>]*\btabindex=)")
+
+
+def focusable_code(page_html: str) -> str:
+    """Every code block (`pre > code`) gets tabindex="0", so that a reader can scroll a wide one with the
+    keyboard. The theme sets it itself, but with content.lazy only once the block has come on screen (it
+    then takes it away from a block that does not overflow); until then the build's attribute stands.
+    """
+    return CODE_BLOCK.sub(r'\1 tabindex="0"', page_html)
 
 
 # --- Notebook pages -----------------------------------------------------------------------------------

@@ -179,7 +179,7 @@ def on_page_content(html: str, page: Any, config: Any, files: Files) -> str:
         file = files.get_file_from_path(uri)
         return file.content_bytes if file else None
 
-    html = lightpage.lazy_images(html, page.url, site_file)
+    html = lightpage.focusable_code(lightpage.lazy_images(html, page.url, site_file))
     if getattr(page, "nb_url", None) is None:  # set by mkdocs-jupyter on notebook pages only
         html = listing_links(html, page.file.src_uri)
         data = _state["receipts"].get(page.file.src_uri)

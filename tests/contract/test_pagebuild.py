@@ -95,6 +95,18 @@ def test_images_load_lazily_and_reserve_their_box():
     assert '<img alt="sized" src="x.svg" width="10" height="5" loading="eager" decoding="async" />' in out
 
 
+def test_code_blocks_take_keyboard_focus_before_the_theme_sets_them_up():
+    page = (
+        '<div class="highlight"><pre><span></span><code><span class="k">def</span></code></pre></div>'
+        '<pre class="x"><code class="language-text">a</code></pre><pre><code tabindex="-1">b</code></pre>'
+        "<p><code>inline</code></p><pre><span></span><span>notebook cell</span></pre>"
+    )
+    out = lightpage.focusable_code(page)
+    assert out == page.replace("<pre><span></span><code>", '<pre><span></span><code tabindex="0">').replace(
+        '<code class="language-text">', '<code tabindex="0" class="language-text">'
+    )
+
+
 def test_notebook_css_keeps_only_rules_the_page_can_use():
     css = (
         "/* a comment naming .Nowhere */.jupyter-wrapper .used{color:red}.jupyter-wrapper .unused{color:blue}"
