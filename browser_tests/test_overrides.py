@@ -26,3 +26,14 @@ def test_search_partial_differs_from_material_only_by_the_dialog_name() -> None:
             theirs[0],
         )
     ], "overrides/partials/search.html drifted from Material's: re-copy it and re-add aria-label"
+
+
+def test_palette_partial_differs_from_material_only_by_the_form_s_marker() -> None:
+    """The form is Material's; only the marker that makes the theme's palette component mount is swapped
+    for the one the partial's own script finds (test_interactions.py checks what the toggle does)."""
+    ours = _code((ROOT / "overrides" / "partials" / "palette.html").read_text(encoding="utf-8"))
+    theirs = _code((MATERIAL / "partials" / "palette.html").read_text(encoding="utf-8"))
+    form = ours[: ours.index("</form>") + 1]
+    assert form == [theirs[0].replace('data-md-component="palette"', "data-palette"), *theirs[1:]], (
+        "overrides/partials/palette.html drifted from Material's: re-copy the form, marked data-palette"
+    )
