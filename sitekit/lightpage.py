@@ -2,7 +2,7 @@
 the theme's script has set them up, and notebook pages without the CSS that mkdocs-jupyter inlines but
 the page never uses.
 
-Both work on the HTML MkDocs is about to write; nothing here changes what a reader can see.
+All work on the HTML MkDocs is about to write; nothing here changes what a reader can see.
 """
 
 from __future__ import annotations
