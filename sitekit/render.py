@@ -294,11 +294,15 @@ def _cpu_model(prov: dict[str, Any]) -> str:
     return re.sub(r"\s*\((?:R|TM)\)", "", str(prov.get("cpu") or prov.get("processor") or "CPU"))
 
 
+def _threads(n: Any) -> str:
+    return f"{n} thread" if n == 1 else f"{n} threads"
+
+
 def _device_line(c: Claim, prov: dict[str, Any]) -> str:
     if c.device == "cpu":
         model = _cpu_model(prov)
         threads = prov.get("threads")
-        return f"CPU ({model}{f', {threads} threads' if threads else ''})"
+        return f"CPU ({model}{f', {_threads(threads)}' if threads else ''})"
     return f"CUDA ({prov.get('gpu') or c.device})"
 
 
@@ -574,7 +578,7 @@ def hardware(ctx: Context) -> str:
     """Where the recorded claims ran: the CPU, and the GPU or a line saying CUDA has not run."""
     cpu = ctx.cpu_provenance
     lines = [
-        f"- **CPU:** {cpu.get('cpu') or cpu.get('processor', '?')}, {cpu.get('threads', '?')} threads, "
+        f"- **CPU:** {cpu.get('cpu') or cpu.get('processor', '?')}, {_threads(cpu.get('threads', '?'))}, "
         f"torch {cpu.get('torch', '?')}, run {str(cpu.get('date', '?'))[:10]}"
     ]
     gpu = ctx.cuda_provenance
