@@ -14,7 +14,8 @@ import torch
 from torch import Tensor
 from torch.nn import functional as F
 
-from snippets.lab_transformer.stream import TinyLM, load, one_thread, run
+from snippets.degradation.training_curves import one_thread
+from snippets.lab_transformer.stream import TinyLM, load, run
 
 DEPTH, STEPS, LR = 6, 100, 3e-3
 

@@ -8,15 +8,15 @@ Run `python -m snippets.lab_transformer.stream` to print what the page states.
 
 from __future__ import annotations
 
-import contextlib
 import time
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import torch
 from torch import Tensor, nn
 from torch.nn import functional as F
+
+from snippets.degradation.training_curves import one_thread
 
 HERE = Path(__file__).parent
 D, HEADS, CONTEXT, BATCH = 32, 4, 32, 16
@@ -200,17 +200,6 @@ class Run:
             with torch.no_grad():
                 self.ratio_steps.append(step)
                 self.ratios.append(write_ratios(model, self.probe))
-
-
-@contextlib.contextmanager
-def one_thread() -> Iterator[None]:
-    """Run on one CPU thread: for ops this small, a second thread only adds waiting."""
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    try:
-        yield
-    finally:
-        torch.set_num_threads(before)
 
 
 # --8<-- [start:train]
