@@ -116,6 +116,42 @@ def test_search_finds_the_encyclopedia_entry_and_the_module_part(new_context: An
     assert not page.errors
 
 
+INDEX = "/search/search_index.json"
+
+
+def _index_requests(page: Any) -> int:
+    return sum(url.endswith(INDEX) for url in page.context.guard.fetched)
+
+
+def test_search_index_waits_until_the_reader_opens_search(new_context: Any, base_url: str) -> None:
+    """overrides/main.html holds the theme's request for the index until search is opened."""
+    page = _open(new_context, base_url, nav_page("The Residual Stream"))
+    page.wait_for_load_state("networkidle")
+    assert _index_requests(page) == 0, "a visit downloaded the search index before the reader opened search"
+    initializing = page.locator(".md-search-result__meta").text_content().strip()
+    page.keyboard.press("/")  # the theme's shortcut opens search
+    page.wait_for_function("document.getElementById('__search').checked")
+    page.wait_for_load_state("networkidle")
+    assert _index_requests(page) == 1, "opening search did not download the search index (once)"
+    page.wait_for_function(  # the worker built the index: the meta line leaves "Initializing search"
+        "first => document.querySelector('.md-search-result__meta').textContent.trim() !== first",
+        arg=initializing,
+        timeout=15_000,
+    )
+    assert not page.errors
+
+
+def test_search_link_highlights_its_terms(new_context: Any, base_url: str) -> None:
+    """A search result's link (?h=) loads the index at once and marks the terms on the page it opens."""
+    path = nav_page("The Residual Stream")
+    page = _open(new_context, base_url, path + "?h=stream")
+    page.locator("mark[data-md-highlight]").first.wait_for(state="attached", timeout=15_000)
+    assert _index_requests(page) == 1
+    marked = page.eval_on_selector_all("mark[data-md-highlight]", "ms => ms.map(m => m.textContent.toLowerCase())")
+    assert marked and all("stream" in m for m in marked), f"/{path}?h=stream marked {marked[:5]}"
+    assert not page.errors
+
+
 def test_palette_toggle_switches_and_is_remembered(new_context: Any, base_url: str) -> None:
     page = _open(new_context, base_url, "")
     scheme = lambda: page.evaluate("document.body.dataset.mdColorScheme")  # noqa: E731
