@@ -5,7 +5,8 @@ asks for it. Lighthouse 12.2.3 comes from package.json/package-lock.json (`npm c
 node_modules/ is missing) and drives the same Debian Chromium as the rest of the suite. Each page is
 audited by its own `lighthouse` run, one at a time (parallel audits would share the CPU and inflate
 the blocking time). The scores of the run land in screenshots/lighthouse.json, each page's full
-report in screenshots/lighthouse/.
+report in screenshots/lighthouse/. `nox -s lighthouse` runs this module; `.ci/run` and the workflow run it
+after the rest of the browser suite.
 """
 
 from __future__ import annotations
@@ -149,5 +150,6 @@ def test_page_meets_the_lighthouse_budget(
         if not over_budget(runs[-1]):
             break
     best = max(runs, key=lambda s: (not over_budget(s), s["performance"]))
-    lighthouse_report[page_path or "(home)"] = {**best, "runs": len(runs)}
+    missed = [{**s, "missed": over_budget(s)} for s in runs if over_budget(s)]  # kept to see why a try fails
+    lighthouse_report[page_path or "(home)"] = {**best, "runs": len(runs), "missed_tries": missed}
     assert not over_budget(best), "\n".join(f"{summary(page_path, s)}: {'; '.join(over_budget(s))}" for s in runs)
