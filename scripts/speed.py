@@ -286,7 +286,7 @@ def table(record: dict[str, Any]) -> str:
             continue
         ran = f"{e['claims_rerun']} / {e['claims_reused']}" if "claims_rerun" in e else ""
         if key == "docs_snippet":
-            ran += f" ({e['claims_depending']} depend on the snippet)"
+            ran += f" ({e['claims_depending']} depend{'s' if e['claims_depending'] == 1 else ''} on the snippet)"
         other = COMPARED.get(key)
         share = f"{e['seconds'] / s[other]['seconds']:.0%} of {other}" if other in s else ""
         if PARALLEL.get(key) == other and other in s and (least := floor(s[other], m["cores"])) is not None:
