@@ -25,24 +25,22 @@ from browser_tests.harness import (
     guarded_context,
     page_id,
     page_scope,
+    pages_with,
     served,
     site_pages,
-    soup,
 )
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     if "page_path" in metafunc.fixturenames:
-        pages = site_pages()
         marker = metafunc.definition.get_closest_marker("pages_with")
-        if marker is not None:  # only the pages whose built HTML has this CSS selector
-            selector = marker.args[0]
-            pages = [p for p in pages if soup(p).select_one(selector) is not None]
-            if not pages:
-                raise pytest.UsageError(
-                    f"{metafunc.definition.nodeid}: no built page has {selector!r}, and this test needs one "
-                    "(did the page that had it change, or is SITE_DIR an old build?)"
-                )
+        selector = marker.args[0] if marker is not None else None
+        pages = site_pages() if selector is None else pages_with(selector)
+        if selector is not None and not pages:
+            raise pytest.UsageError(
+                f"{metafunc.definition.nodeid}: no built page has {selector!r}, and this test needs one "
+                "(did the page that had it change, or is SITE_DIR an old build?)"
+            )
         # The page comes first in the test id: pytest_xdist_make_scheduler below groups by it.
         metafunc.parametrize("page_path", pages, ids=[page_id(p) for p in pages])
     if "scheme" in metafunc.fixturenames:

@@ -104,6 +104,11 @@ def soup(path: str) -> Any:
     return BeautifulSoup(local_file("/" + path).read_text(encoding="utf-8"), "html.parser")
 
 
+def pages_with(selector: str) -> list[str]:
+    """The built pages whose HTML has an element matching a CSS selector."""
+    return [p for p in site_pages() if soup(p).select_one(selector) is not None]
+
+
 def nav_page(title: str) -> str:
     """The path of the page a nav entry with this title links to (from the home page's nav)."""
     home = soup("")

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from browser_tests.harness import ROOT, nav_page, site_pages, soup
+from browser_tests.harness import ROOT, nav_page, pages_with, site_pages, soup
 
 
 def _open(new_context: Any, base_url: str, path: str, **options: Any) -> Any:
@@ -16,10 +16,6 @@ def _open(new_context: Any, base_url: str, path: str, **options: Any) -> Any:
     page.goto(base_url + path, wait_until="load")
     page.errors = errors
     return page
-
-
-def _pages_with(selector: str) -> list[str]:
-    return [p for p in site_pages() if soup(p).select_one(selector) is not None]
 
 
 def test_quiz_answers_start_closed_and_open_on_click(new_context: Any, base_url: str) -> None:
@@ -146,7 +142,7 @@ def test_search_link_highlights_its_terms(new_context: Any, base_url: str) -> No
     path = nav_page("The Residual Stream")
     page = _open(new_context, base_url, path + "?h=stream")
     page.locator("mark[data-md-highlight]").first.wait_for(state="attached", timeout=15_000)
-    assert _index_requests(page) == 1
+    assert _index_requests(page) == 1, "a ?h= link did not download the search index (once) for highlighting"
     marked = page.eval_on_selector_all("mark[data-md-highlight]", "ms => ms.map(m => m.textContent.toLowerCase())")
     assert marked and all("stream" in m for m in marked), f"/{path}?h=stream marked {marked[:5]}"
     assert not page.errors
@@ -171,7 +167,7 @@ def test_palette_toggle_switches_and_is_remembered(new_context: Any, base_url: s
 
 
 def test_notebook_page_shows_its_figure(new_context: Any, base_url: str) -> None:
-    notebooks = _pages_with(".jupyter-wrapper")  # pages mkdocs-jupyter made from a .ipynb
+    notebooks = pages_with(".jupyter-wrapper")  # pages mkdocs-jupyter made from a .ipynb
     assert notebooks, "no page is rendered from a notebook (the exercise's worked solution is one)"
     for path in notebooks:
         page = _open(new_context, base_url, path)

@@ -15,6 +15,7 @@ contract tests check that the two agree, so the table is never typed.
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import json
 import os
@@ -25,6 +26,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -62,24 +64,31 @@ def cpu_ticks() -> tuple[int, int] | None:
     return user + nice + system + irq + softirq + steal, user + nice + system + idle + iowait + irq + softirq + steal
 
 
-def busy_cores(before: tuple[int, int] | None, after: tuple[int, int] | None) -> float | None:
-    """How many cores the machine kept busy on average between two cpu_ticks() readings."""
-    if before is None or after is None or after[1] == before[1]:
-        return None
-    return round((os.cpu_count() or 1) * (after[0] - before[0]) / (after[1] - before[1]), 2)
-
-
-def run(cmd: list[str], cwd: Path, **env: str) -> tuple[float, str, float | None]:
-    """Run `cmd`; return its wall time, its log and the cores busy meanwhile. Stop with the log's tail if it fails."""
-    base = {k: v for k, v in os.environ.items() if k not in ("CI", "SITE_FRESH", "SITE_PUBLISH", "SITE_WORKERS")}
+@contextlib.contextmanager
+def clock() -> Iterator[dict[str, Any]]:
+    """Time the block: the dict it yields gets `seconds` (wall) and `busy_cores` (the machine's average
+    number of busy cores meanwhile; None off Linux) when the block ends."""
     ticks, start = cpu_ticks(), time.perf_counter()
-    out = subprocess.run(cmd, cwd=cwd, env={**base, **env}, capture_output=True, text=True, check=False)
-    seconds = round(time.perf_counter() - start, 1)
-    busy = busy_cores(ticks, cpu_ticks())
+    took: dict[str, Any] = {}
+    yield took
+    took["seconds"] = round(time.perf_counter() - start, 1)
+    after = cpu_ticks()
+    took["busy_cores"] = (
+        round((os.cpu_count() or 1) * (after[0] - ticks[0]) / (after[1] - ticks[1]), 2)
+        if ticks and after and after[1] > ticks[1]
+        else None
+    )
+
+
+def run(cmd: list[str], cwd: Path, **env: str) -> tuple[dict[str, Any], str]:
+    """Run `cmd`; return its clock() reading and its log. Stop with the log's tail if it fails."""
+    base = {k: v for k, v in os.environ.items() if k not in ("CI", "SITE_FRESH", "SITE_PUBLISH", "SITE_WORKERS")}
+    with clock() as took:
+        out = subprocess.run(cmd, cwd=cwd, env={**base, **env}, capture_output=True, text=True, check=False)
     log = out.stdout + out.stderr
     if out.returncode != 0:
         raise SystemExit(f"speed: `{' '.join(cmd)}` failed ({out.returncode}) in {cwd}:\n{log[-6000:]}")
-    return seconds, log, busy
+    return took, log
 
 
 def copy_tree(dest: Path) -> Path:
@@ -99,12 +108,12 @@ def claims_line(log: str) -> dict[str, Any]:
     return {"claims_reused": int(reused), "claims_rerun": int(rerun), "why": why or ""}
 
 
-def step(name: str, seconds: float, command: str, log: str = "", **extra: Any) -> dict[str, Any]:
+def step(name: str, took: dict[str, Any], command: str, log: str = "") -> dict[str, Any]:
     passed = PASSED.findall(log)
-    entry = {"seconds": seconds, "command": command, **claims_line(log), **extra}
+    entry = {**took, "command": command, **claims_line(log)}
     if passed:
         entry["tests_passed"] = int(passed[-1])
-    say(f"{name}: {seconds} s ({command})")
+    say(f"{name}: {took['seconds']} s ({command})")
     return entry
 
 
@@ -153,8 +162,8 @@ def measure(groups: list[str]) -> None:
 
         def timed(name: str, cmd: list[str], shown: str, cwd: Path = tree, **env: str) -> None:
             began = started()
-            seconds, log, busy = run(cmd, cwd, **env)
-            save(name, step(name, seconds, shown, log, busy_cores=busy), began)
+            took, log = run(cmd, cwd, **env)
+            save(name, step(name, took, shown, log), began)
 
         if "env" in groups:
             import noxfile  # the same code that builds .nox/site
@@ -164,12 +173,10 @@ def measure(groups: list[str]) -> None:
 
             for installer in ("uv", "pip"):
                 began = started()
-                ticks, start = cpu_ticks(), time.perf_counter()
-                noxfile.build_env(tmp / f"env-{installer}", installer, quiet, cache=False)
-                seconds = round(time.perf_counter() - start, 1)
-                busy = busy_cores(ticks, cpu_ticks())
+                with clock() as took:
+                    noxfile.build_env(tmp / f"env-{installer}", installer, quiet, cache=False)
                 shown = f"requirements/lock.txt into an empty folder with {installer}, no cache"
-                save(f"env_{installer}", step(f"env_{installer}", seconds, shown, busy_cores=busy), began)
+                save(f"env_{installer}", step(f"env_{installer}", took, shown), began)
                 shutil.rmtree(tmp / f"env-{installer}")
 
         if "docs" in groups or "browser" in groups:
@@ -183,8 +190,8 @@ def measure(groups: list[str]) -> None:
                 f.write("# edited to time a rebuild after a snippet edit\n")
             expected = dependents(SNIPPET, tree / "results")
             began = started()
-            seconds, log, busy = run([*nox, "-s", "docs"], tree)
-            entry = step("docs_snippet", seconds, f"nox -s docs after editing {SNIPPET}", log, busy_cores=busy)
+            took, log = run([*nox, "-s", "docs"], tree)
+            entry = step("docs_snippet", took, f"nox -s docs after editing {SNIPPET}", log)
             save("docs_snippet", {**entry, "claims_depending": expected}, began)
 
         if "browser" in groups:
@@ -230,15 +237,14 @@ PARALLEL = {"tests_parallel": "tests_serial", "browser_parallel": "browser_seria
 
 def floor(serial: dict[str, Any], cores: int) -> float | None:
     """The least parallel/serial ratio the same work allows on `cores` cores: the serial run's busy
-    core-seconds spread over every core. A serial run that already keeps 1.4 of 2 cores busy (Chromium's
-    own threads) leaves a parallel one no better than 0.70. Machine-wide: other jobs count as busy too."""
+    core-seconds spread over every core (a serial run that already keeps more than one core busy, as
+    Chromium does, leaves less to gain). Machine-wide: other jobs count as busy too."""
     busy = serial.get("busy_cores")
     return None if busy is None else round(min(busy, cores) / cores, 3)
 
 
-def ratios(steps: dict[str, dict[str, Any]], cores: int | None = None) -> dict[str, dict[str, Any]]:
+def ratios(steps: dict[str, dict[str, Any]], cores: int) -> dict[str, dict[str, Any]]:
     """The targets' ratios, for the pairs measured so far (with the floor for parallel/serial pairs)."""
-    cores = cores or os.cpu_count() or 1
     out: dict[str, dict[str, Any]] = {}
     for name, (num, den, limit) in TARGETS.items():
         if num in steps and den in steps:
