@@ -253,7 +253,7 @@ def lighthouse(session: nox.Session) -> None:
     Needs Node.js 18.20+ with npm and Debian's chromium; runs `npm ci` (Lighthouse, pinned in
     package-lock.json) when node_modules/ is missing or older. SITE_DIR=<a built site>, else site/.
     Serial on purpose: a second Chromium on the same cores inflates the blocking time it measures.
-    `.ci/run` and the workflow run it after the browser suite.
+    Not in CI: on a busy machine a page can miss all its audits by chance; run it before publishing.
     """
     py = site_env(session)
     npm_state = ROOT / "node_modules" / ".package-lock.json"  # written by npm ci

@@ -5,8 +5,8 @@ asks for it. Lighthouse 12.2.3 comes from package.json/package-lock.json (`npm c
 node_modules/ is missing) and drives the same Debian Chromium as the rest of the suite. Each page is
 audited by its own `lighthouse` run, one at a time (parallel audits would share the CPU and inflate
 the blocking time). The scores of the run land in screenshots/lighthouse.json, each page's full
-report in screenshots/lighthouse/. `nox -s lighthouse` runs this module; `.ci/run` and the workflow run it
-after the rest of the browser suite.
+report in screenshots/lighthouse/. `nox -s lighthouse` runs this module (not CI:
+a busy machine can make a page miss all its audits by chance).
 """
 
 from __future__ import annotations
