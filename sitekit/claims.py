@@ -173,11 +173,16 @@ class Claim:
     counterfactuals: list[str]
     error: str | None = None
     cpu_only: str | None = None  # why the claim has no CUDA run (e.g. it checks a learner's CPU file)
+    cuda_only: str | None = None  # what it asserts about CUDA: a CPU run records it as not run yet
     # True when the last run reused this passing record (same fingerprint) instead of running the test;
     # recorded_at stays the time the test last actually ran. A published build refuses reused records.
     reused: bool = False
     fingerprint: dict[str, str] | None = None  # the parts of `hash` (see claims.fingerprint)
     device_independent: str | None = None  # why its outcome cannot depend on the device (not a CUDA verification)
+    exact: str | None = None  # what it asserts exactly (an identity, shape or equality): no margin floor
+    margins: list[dict[str, Any]] | None = None  # how far each asserted threshold was cleared (sitekit.margins)
+    missed: list[dict[str, Any]] | None = None  # how far each counterfactual missed
+    seed_set: str = "tuned"  # the seed set it ran on
 
     @property
     def test_file(self) -> Path:
@@ -247,20 +252,26 @@ def merge(device: str, records: dict[str, dict[str, Any]], provenance: dict[str,
 
 
 # Why a claim test runs again instead of reusing its record (the run prints a count of each).
-FRESH, NEW, FAILED, CODE, ENVIRONMENT, OUTPUT = (
+FRESH, NEW, FAILED, CODE, ENVIRONMENT, OUTPUT, SEEDS = (
     "fresh run requested",
     "new",
     "failed before",
     "code changed",
     "torch or lock changed",
     "an output it writes is missing",
+    "another seed set",
 )
 # Files a test writes that the build publishes: its record cannot stand in for them once they are gone.
 OUTPUTS = {"tests/exercise/test_solution.py": ("results/build/exercise-solution.ipynb",)}
 
 
 def rerun_reason(
-    test_file: Path, claim_ids: list[str], recorded: dict[str, Claim], device: str, fresh: bool = False
+    test_file: Path,
+    claim_ids: list[str],
+    recorded: dict[str, Claim],
+    device: str,
+    fresh: bool = False,
+    seed_set: str = "tuned",
 ) -> str | None:
     """None when every claim of `test_file` may reuse its record; otherwise why the file runs again.
 
@@ -274,8 +285,10 @@ def rerun_reason(
     records = [recorded.get(cid) for cid in claim_ids]
     if not records or any(r is None for r in records):
         return NEW
-    if any(r.status != "passed" for r in records if r is not None):
+    if any(r.status != "passed" and not r.cuda_only for r in records if r is not None):
         return FAILED
+    if any(r.seed_set != seed_set for r in records if r is not None):
+        return SEEDS
     now = fingerprint(test_file, device)
     for r in records:
         assert r is not None

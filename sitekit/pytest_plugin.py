@@ -23,6 +23,7 @@ import functools
 import math
 import os
 import platform
+import re
 import sys
 import time
 import types
@@ -34,6 +35,7 @@ from typing import Any
 import pytest
 
 from sitekit import claims as store
+from sitekit import margins as margins_mod
 from sitekit.claim_numbers import unbound
 
 _RECORDS: dict[str, dict[str, Any]] = {}
@@ -71,6 +73,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "fingerprint (code, conftest files, lock, torch, device) is unchanged (nox -s tests passes it)",
     )
     parser.addoption(
+        "--seeds",
+        default=None,
+        help="the seed set claims run on: 'tuned' (default), 'held-out' (CI's second condition) or an integer "
+        f"base (seed i is base + i); also {margins_mod.SEEDS_ENV}",
+    )
+    parser.addoption(
         "--fresh",
         action="store_true",
         help="run every claim even with --reuse (also SITE_FRESH=1, CI=true and SITE_PUBLISH=1)",
@@ -81,6 +89,15 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers", "claim(statement, page): a test that proves one sentence of a page (see sitekit)"
     )
+    try:
+        config.stash[_SEED_SET] = margins_mod.chosen_seed_set(config.getoption("--seeds"))
+    except margins_mod.SeedSetError as e:
+        raise pytest.UsageError(str(e)) from None
+    _RUN_SEED_SET[:] = [config.stash[_SEED_SET]]
+    if os.environ.get("SITE_THREADS"):  # CI's second condition: a fixed thread count
+        import torch
+
+        torch.set_num_threads(int(os.environ["SITE_THREADS"]))
     if getattr(config.option, "dist", "no") in ("loadfile", "loadscope", "loadgroup"):
         config.option.loadscopereorder = False  # keep the longest-first order the workers collect in
     if config.getoption("--device") == "cuda":
@@ -167,6 +184,8 @@ class Claim:
         self.values: dict[str, Any] = {}
         self.counterfactuals: list[str] = []
         self.applied: list[tuple[Callable[..., Any], tuple[Any, ...], dict[str, Any]]] = []
+        self.margins: list[margins_mod.Margin] = []  # what the measured values cleared, and by how much
+        self.missed: list[dict[str, Any]] = []  # what each counterfactual missed by
 
     def record(self, **values: Any) -> None:
         """Store measured values; pages cite them as value("<id>", "<key>")."""
@@ -174,7 +193,11 @@ class Claim:
 
     def check(self, check: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
         """Apply `check`, the claim's assertion, to the measured values (and remember it for `rejects`)."""
-        result = check(*args, **kwargs)
+        with margins_mod.collecting() as found:
+            try:
+                result = check(*args, **kwargs)
+            finally:
+                self.margins.extend(found)
         self.applied.append((check, args, kwargs))
         return result
 
@@ -210,9 +233,13 @@ class Claim:
                 f"{where}: the counterfactual is the measured value itself; pass what the alternative measured"
             )
         try:
-            check(*args, **kwargs)
+            with margins_mod.collecting() as found:
+                check(*args, **kwargs)
         except AssertionError:
             self.counterfactuals.append(because)
+            failed = next((m for m in found if not m.passed), None)
+            if failed is not None:
+                self.missed.append({"because": because, **failed.as_record()})
             return
         raise AssertionError(
             f"{self.item.nodeid}: the check accepted the counterfactual ({because}); "
@@ -227,16 +254,36 @@ def _marker(item: pytest.Item) -> pytest.Mark | None:
 def _describe(item: pytest.Item) -> tuple[str, str, str]:
     mark = _marker(item)
     assert mark is not None
-    if len(mark.args) != 1 or not {"page"} <= set(mark.kwargs) <= {"page", "cpu_only", "device_independent"}:
+    allowed = {"page", "cpu_only", "cuda_only", "device_independent", "exact"}
+    if len(mark.args) != 1 or not {"page"} <= set(mark.kwargs) <= allowed:
         raise store.ClaimError(
             f'{item.nodeid}: write @pytest.mark.claim("<the sentence it proves>", page="<docs path>")'
             ' (optionally cpu_only="<why it cannot run on a GPU>",'
-            ' device_independent="<why its outcome cannot depend on the device>")'
+            ' cuda_only="<what it asserts about CUDA>",'
+            ' device_independent="<why its outcome cannot depend on the device>",'
+            ' exact="<the identity or equality it asserts exactly>")'
         )
     page = mark.kwargs["page"]
+    if CUDA_WORDS.search(mark.args[0]) and not mark.kwargs.get("cuda_only"):
+        raise store.ClaimError(
+            f"{item.nodeid}: the sentence speaks of CUDA or a GPU, which a CPU run cannot verify. Say what the CPU "
+            'run shows, and put the CUDA statement in its own claim marked cuda_only="<what it asserts about '
+            'CUDA>" (a CPU run records it as not run yet; `nox -s tests_cuda` verifies it)'
+        )
+    if mark.kwargs.get("cuda_only") and mark.kwargs.get("cpu_only"):
+        raise store.ClaimError(f"{item.nodeid}: a claim is cpu_only or cuda_only, not both")
     if not (store.ROOT / "docs" / page).is_file():
         raise store.ClaimError(f"{item.nodeid}: page docs/{page} does not exist; fix page=...")
     return item.name.removeprefix("test_"), mark.args[0], page
+
+
+CUDA_WORDS = re.compile(r"\b(?:CUDA|GPUs?|cuDNN|cuBLAS)\b")
+NOT_RUN_CUDA = "not run: CUDA only"  # the status a CPU run records for a CUDA-only claim
+
+
+def _cuda_only(item: pytest.Item) -> str | None:
+    mark = _marker(item)
+    return None if mark is None else mark.kwargs.get("cuda_only")
 
 
 def _cpu_only(item: pytest.Item) -> str | None:
@@ -252,6 +299,20 @@ def claim(request: pytest.FixtureRequest) -> Claim:
     handle = Claim(request.node)
     request.node.stash[_HANDLE] = handle
     return handle
+
+
+@pytest.fixture(scope="session")
+def seeds(pytestconfig: pytest.Config) -> margins_mod.Seeds:
+    """The seed set of this run: `seeds(5)` gives a claim its five seeds (`--seeds`, SITE_SEEDS).
+
+    A claim never picks its own seeds: the tuned set is the default, CI also runs the held-out set, and
+    anyone can run another (`nox -s tests -- --seeds 12345`).
+    """
+    return margins_mod.Seeds(pytestconfig.stash[_SEED_SET])
+
+
+_SEED_SET = pytest.StashKey[str]()
+_RUN_SEED_SET: list[str] = []
 
 
 @pytest.fixture(scope="session")
@@ -302,13 +363,22 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         if off:
             config.hook.pytest_deselected(items=off)
             items[:] = [item for item in items if not _cpu_only(item)]
+    else:
+        # CUDA-only claims cannot run here: recorded as not run yet (never a pass, never cited as verified).
+        off = [item for item in items if _cuda_only(item)]
+        if off:
+            config.hook.pytest_deselected(items=off)
+            items[:] = [item for item in items if not _cuda_only(item)]
+            for item in off:
+                _record_not_run(item)
     _reuse_passing_records(config, items)
     workers = _worker_count(config)
     if workers > 1 and items:
         _longest_first(config, items)
         import torch  # only where tests will run: a worker left with nothing starts fast
 
-        torch.set_num_threads(max(1, (os.cpu_count() or 1) // workers))  # the cores are shared, not each one's
+        shared = max(1, (os.cpu_count() or 1) // workers)  # the cores are shared, not each one's
+        torch.set_num_threads(int(os.environ.get("SITE_THREADS") or shared))
 
 
 # Reuse and parallel runs. `nox -s tests` passes --reuse: a test file whose claims all passed on the
@@ -357,7 +427,9 @@ def _reuse_file(config: pytest.Config, path: Path, ids: list[str]) -> str | None
     """Decide for one claim file: None when its records stand (noted for the report), else why it runs."""
     recorded = _recorded(config)
     device = str(config.getoption("--device"))
-    why = store.rerun_reason(path, ids, recorded, device, fresh=fresh_reason(config) is not None)
+    why = store.rerun_reason(
+        path, ids, recorded, device, fresh=fresh_reason(config) is not None, seed_set=config.stash[_SEED_SET]
+    )
     if why is None:
         _REUSE.setdefault("files", {})[path.relative_to(store.ROOT).as_posix()] = {
             "ids": ids,
@@ -492,7 +564,17 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):  
         )
         status = "failed"
     cid, statement, page = _describe(item)
-    missing = unbound(statement, handle.values) if status == "passed" and handle is not None else []
+    mark = _marker(item)
+    assert mark is not None
+    exact = mark.kwargs.get("exact")
+    problem = _margin_problem(item, handle, exact) if status == "passed" and handle is not None else None
+    if problem:
+        report.outcome = status = "failed"
+        report.longrepr = problem
+    # A threshold a check asserted through sitekit.margins is a number the sentence may state: it is bound
+    # to what was asserted, so loosening the check changes the number and fails the sentence.
+    asserted = {"asserted": [[m.threshold for m in handle.margins]]} if handle is not None else {}
+    missing = unbound(statement, {**handle.values, **asserted}) if status == "passed" and handle is not None else []
     if missing:
         report.outcome = status = "failed"
         report.longrepr = (
@@ -519,7 +601,11 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):  
         "duration_s": round(time.perf_counter() - item.stash.get(_START, time.perf_counter()), 3),
         "counterfactuals": handle.counterfactuals if handle else [],
         "cpu_only": _cpu_only(item),
-        "device_independent": _marker(item).kwargs.get("device_independent"),  # type: ignore[union-attr]
+        "device_independent": mark.kwargs.get("device_independent"),
+        "exact": exact,
+        "margins": [m.as_record() for m in handle.margins] if handle else [],
+        "missed": handle.missed if handle else [],
+        "seed_set": item.config.stash[_SEED_SET],
         "error": None if status == "passed" else str(report.longrepr)[-2000:],
         "reused": False,
         "fingerprint": store.fingerprint(test_file, device, torch.__version__),
@@ -528,6 +614,67 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):  
 
 
 _START = pytest.StashKey[float]()
+
+
+def _record_not_run(item: pytest.Item) -> None:
+    """The CPU record of a CUDA-only claim: what it would assert, and that no GPU has run it here."""
+    cid, statement, page = _describe(item)
+    test_file = Path(item.path)
+    torch_version = store.torch_version()
+    _RECORDS[cid] = {
+        "id": cid,
+        "statement": statement,
+        "page": page,
+        "snippet": str(store.snippet_for_test(test_file).relative_to(store.ROOT)),
+        "test": f"{test_file.relative_to(store.ROOT)}::{item.name}",
+        "values": {},
+        "status": NOT_RUN_CUDA,
+        "device": "cpu",
+        "torch": torch_version,
+        "hash": store.code_hash(test_file, "cpu", torch_version),
+        "recorded_at": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+        "duration_s": 0.0,
+        "counterfactuals": [],
+        "cuda_only": _cuda_only(item),
+        "error": None,
+        "reused": False,
+        "fingerprint": store.fingerprint(test_file, "cpu", torch_version),
+        "seed_set": item.config.stash[_SEED_SET],
+    }
+
+
+def _margin_problem(item: pytest.Item, handle: Claim, exact: str | None) -> str | None:
+    """Why a passing claim's margins do not meet the contract, or None (see sitekit.margins)."""
+    where = item.nodeid
+    if "device" not in getattr(item, "fixturenames", ()) and not _marker(item).kwargs.get(  # type: ignore[union-attr]
+        "device_independent"
+    ):
+        return (
+            f"{where}: the claim never asks for the `device` fixture, so its outcome cannot depend on the device; "
+            'mark it device_independent="<why>" (a GPU run must not count it as verified there), or run its '
+            "measurement on `device`"
+        )
+    if exact:
+        return None
+    if not handle.margins:
+        return (
+            f"{where}: its check reports no margin. Assert thresholds through sitekit.margins (above, below, "
+            "between) inside the check so the record says how far the values cleared them, or, if it is an "
+            'identity, shape or bit-for-bit equality, mark the claim exact="<what it asserts exactly>"'
+        )
+    thin = [m for m in handle.margins if not m.clears_floor]
+    if thin:
+        lines = "; ".join(
+            f"{m.what}: worst {m.worst:.4g} against {m.op} {m.threshold:.4g} ({margins_mod.describe(m.as_record())})"
+            for m in thin
+        )
+        return (
+            f"{where}: a statistical claim must clear each threshold by {margins_mod.FLOOR_RELATIVE:.0%} of it or "
+            f"by {margins_mod.FLOOR_SPREADS:g} seed-to-seed spreads on its worst value; {lines}. Find better "
+            "evidence (more seeds, a longer run, a paired comparison) or a truer sentence; never move the "
+            "threshold to the value seen (CONTRIBUTING, 'Margins')"
+        )
+    return None
 
 
 def provenance(device: str) -> dict[str, Any]:
@@ -542,6 +689,8 @@ def provenance(device: str) -> dict[str, Any]:
         "processor": platform.processor() or platform.machine(),
         "cpu": _cpu_model(),
         "threads": torch.get_num_threads(),
+        "cpu_capability": torch.backends.cpu.get_cpu_capability(),
+        "seed_set": _RUN_SEED_SET[0] if _RUN_SEED_SET else "tuned",
         "date": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
     }
     if device == "cuda":
@@ -620,18 +769,52 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
             "calls": [[module, args, n] for (module, args), n in _CALLS.items()],
             "compute": dict(_COMPUTE),
             "recorded": {cid: r["status"] for cid, r in _RECORDS.items()} if record else {},
+            "margins": _thinnest_by_claim(),
             "reuse": dict(_REUSE),
         }
         return
     calls, compute = Counter(_CALLS), Counter(_COMPUTE)
     recorded = {cid: r["status"] for cid, r in _RECORDS.items()} if record else {}
     reuse = dict(_REUSE)
+    thinnest = _thinnest_by_claim()
     for out in _FROM_WORKERS:
         calls.update({(module, args): n for module, args, n in out["calls"]})
         compute.update(out["compute"])
         recorded.update(out["recorded"])
+        thinnest.update(out.get("margins", {}))
         reuse = reuse or out["reuse"]
     _report(session, calls, compute, recorded, reuse, path)
+    _report_margins(thinnest, config.stash[_SEED_SET])
+
+
+def _thinnest_by_claim() -> dict[str, dict[str, Any]]:
+    """Each statistical claim run here: its thinnest margin (exact claims need none)."""
+    out = {}
+    for cid, r in _RECORDS.items():
+        m = margins_mod.thinnest(r["margins"])
+        if m is not None and not r.get("exact"):
+            out[cid] = m
+    return out
+
+
+def _report_margins(thinnest: dict[str, dict[str, Any]], seed_set: str, count: int = 10) -> None:
+    """The run's ten thinnest margins, printed after the summary (CONTRIBUTING, 'Margins')."""
+    if not thinnest:
+        return
+
+    def rel(m: dict[str, Any]) -> float:
+        return float(str(m["relative"]).strip("'"))
+
+    ranked = sorted(thinnest.items(), key=lambda kv: rel(kv[1]))[:count]
+    _LINES.append((f"thinnest margins of {len(thinnest)} statistical claims (seed set {seed_set}):", {}))
+    for cid, m in ranked:
+        _LINES.append(
+            (
+                f"  {100 * rel(m):8.1f} %  {cid}: {m['what']} {m['op']} {m['threshold']:.4g}, worst {m['worst']:.4g}"
+                + (f", {m['spreads']:.3g} spreads" if isinstance(m.get("spreads"), float) else ""),
+                {},
+            )
+        )
 
 
 def _report(

@@ -843,7 +843,7 @@ def uncited(cpu: dict[str, Claim], cited: dict[str, set[str]]) -> list[str]:
         f"{c.test} (claim {cid!r}) names page docs/{c.page}, which never cites it: add "
         f'{{{{ claim("{cid}") }}}} or a value/table/figure from it to that page.'
         for cid, c in sorted(cpu.items())
-        if cid not in cited.get(c.page, set())
+        if cid not in cited.get(c.page, set()) and not getattr(c, "cuda_only", None)
     ]
 
 

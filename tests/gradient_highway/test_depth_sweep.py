@@ -5,15 +5,15 @@ import statistics
 
 import pytest
 
+from sitekit.margins import above, below, between
 from snippets.gradient_highway import depth_sweep as snippet
 
 PAGE = "module/gradient-highway.md"
-SEEDS = range(5)
 
 
 @pytest.fixture(scope="module")
-def sweep(device):
-    return [snippet.measure(device, seed=s) for s in SEEDS]
+def sweep(device, seeds):
+    return [snippet.measure(device, seed=s) for s in seeds(5)]
 
 
 def medians(sweep, init: str, kind: str) -> dict[int, float]:
@@ -41,14 +41,15 @@ def table(sweep, init: str) -> dict:
 VANISHED, WITHIN = 1e-20, 10
 
 
-def vanishes(norms: dict[int, float]) -> None:
-    """Depth 50 carries less than 1e-20 of the depth-5 gradient."""
-    assert norms[50] / norms[5] < VANISHED, norms
+def vanishes(runs: list[dict[int, float]]) -> None:
+    """Depth 50 carries less than 1e-20 of the depth-5 gradient, in every seed."""
+    below("‖g‖ at depth 50 / at depth 5", [norms[50] / norms[5] for norms in runs], VANISHED)
 
 
-def within_10x(norms: dict[int, float]) -> None:
-    for L in snippet.DEPTHS:
-        assert 1 / WITHIN <= norms[L] / norms[5] <= WITHIN, (L, norms)
+def within_10x(runs: list[dict[int, float]]) -> None:
+    """Every depth's gradient within 10× of depth 5's, in every seed."""
+    ratios = [norms[L] / norms[5] for norms in runs for L in snippet.DEPTHS]
+    between("‖g‖ at depth L / at depth 5", ratios, 1 / WITHIN, WITHIN)
 
 
 @pytest.mark.claim(
@@ -57,9 +58,8 @@ def within_10x(norms: dict[int, float]) -> None:
     page=PAGE,
 )
 def test_plain_stack_input_gradient_vanishes_by_depth_50(claim, sweep):
-    for r in sweep:
-        claim.check(vanishes, r.norms["default"]["plain"])
-    claim.rejects(vanishes, sweep[0].norms["default"]["residual"], because="the residual stack")
+    claim.check(vanishes, [r.norms["default"]["plain"] for r in sweep])
+    claim.rejects(vanishes, [r.norms["default"]["residual"] for r in sweep], because="the residual stack")
     m = medians(sweep, "default", "plain")
     claim.record(
         table=table(sweep, "default"),
@@ -81,9 +81,8 @@ def test_plain_stack_input_gradient_vanishes_by_depth_50(claim, sweep):
     page=PAGE,
 )
 def test_residual_stack_input_gradient_stays_within_10x(claim, sweep):
-    for r in sweep:
-        claim.check(within_10x, r.norms["default"]["residual"])
-    claim.rejects(within_10x, sweep[0].norms["default"]["plain"], because="the plain stack")
+    claim.check(within_10x, [r.norms["default"]["residual"] for r in sweep])
+    claim.rejects(within_10x, [r.norms["default"]["plain"] for r in sweep], because="the plain stack")
     m = medians(sweep, "default", "residual")
     # Per block the branch's Jacobian has gain² = (1/3)(1/2)(1/3) = 1/18, so ‖g‖ grows by √(19/18) per block.
     claim.record(
@@ -107,16 +106,15 @@ def test_residual_stack_input_gradient_stays_within_10x(claim, sweep):
 def test_he_init_makes_both_stacks_explode(claim, sweep):
     bounds = {"plain": 1e5, "residual": 1e9}
 
-    def explodes(plain: dict[int, float], residual: dict[int, float]) -> None:
-        assert plain[50] / plain[5] > bounds["plain"], plain
-        assert residual[50] / residual[5] > bounds["residual"], residual
+    def explodes(plain: list[dict[int, float]], residual: list[dict[int, float]]) -> None:
+        above("plain ‖g‖ at depth 50 / at depth 5", [p[50] / p[5] for p in plain], bounds["plain"])
+        above("residual ‖g‖ at depth 50 / at depth 5", [q[50] / q[5] for q in residual], bounds["residual"])
 
-    for r in sweep:
-        claim.check(explodes, r.norms["he"]["plain"], r.norms["he"]["residual"])
+    claim.check(explodes, [r.norms["he"]["plain"] for r in sweep], [r.norms["he"]["residual"] for r in sweep])
     claim.rejects(
         explodes,
-        sweep[0].norms["default"]["plain"],
-        sweep[0].norms["default"]["residual"],
+        [r.norms["default"]["plain"] for r in sweep],
+        [r.norms["default"]["residual"] for r in sweep],
         because="default init",
     )
     p, q = medians(sweep, "he", "plain"), medians(sweep, "he", "residual")
