@@ -124,12 +124,16 @@ def _floats(values: float | Sequence[float]) -> list[float]:
     items = list(values) if isinstance(values, Sequence) and not isinstance(values, str) else [values]
     out = []
     for v in items:
-        if isinstance(v, bool) or not isinstance(v, (int, float)) and not hasattr(v, "__float__"):
+        if isinstance(v, bool) or (not isinstance(v, (int, float)) and not hasattr(v, "__float__")):
             raise TypeError(f"a margin needs numbers, got {type(v).__name__}: {v!r}")
         out.append(float(v))
     if not out:
         raise ValueError("a margin needs at least one value")
     return out
+
+
+def _sign(gap: float) -> float:
+    return math.inf if gap > 0 else -math.inf if gap < 0 else 0.0
 
 
 def margin(what: str, op: str, values: float | Sequence[float], threshold: float) -> Margin:
@@ -141,10 +145,7 @@ def margin(what: str, op: str, values: float | Sequence[float], threshold: float
     worst = min(xs) if op == ">" else max(xs)
     gap = worst - t if op == ">" else t - worst
     passed = all((x > t) if op == ">" else (x < t) for x in xs) and not any(math.isnan(x) for x in xs)
-    if t != 0:
-        relative = gap / abs(t)
-    else:
-        relative = math.inf if gap > 0 else -math.inf if gap < 0 else 0.0
+    relative = gap / abs(t) if t else _sign(gap)  # threshold 0 is a sign check: no scale to measure against
     spread = statistics.stdev(xs) if len(xs) >= MIN_SPREAD_N else None
     spreads = abs(gap) / spread if spread else None
     if spreads is not None and gap < 0:
