@@ -1,6 +1,7 @@
 """Sessions that verify and build the site.
 
     nox -s tests        contract tests and every claim on CPU -> results/cpu.json
+    nox -s heldout      every claim again on held-out seeds, scalar kernels, one thread (CI's 2nd condition)
     nox -s tests_cuda   every claim on CUDA           -> results/cuda.json (fails without a GPU)
     nox -s docs         every claim on CPU, then mkdocs build --strict -> site/
     nox -s speed        time the environment, docs, tests and browser runs -> results/speed-cpu.json
@@ -172,6 +173,31 @@ def tests(session: nox.Session) -> None:
     fresh, args = _fresh(session)
     _pytest_claims(session, py, args or ["tests"], fresh)
     _CLAIMS_RAN.append(not args)
+
+
+HELD_OUT = {  # CI's second condition: seeds no threshold was set against, torch's scalar kernels, one thread
+    "SITE_SEEDS": "held-out",
+    "ATEN_CPU_CAPABILITY": "default",
+    "SITE_THREADS": "1",
+}
+
+
+@nox.session
+def heldout(session: nox.Session) -> None:
+    """Every claim again, fresh, under a second condition: held-out seeds, scalar kernels, one thread.
+
+    Its records go to .nox/heldout/ (never results/cpu.json, which the pages are built from), and it
+    prints the thinnest margins. `-- --seeds 12345` tries another seed set; CI runs it after `docs`.
+    """
+    py = site_env(session)
+    out = ROOT / ".nox" / "heldout"
+    shutil.rmtree(out, ignore_errors=True)
+    out.mkdir(parents=True)
+    session.env.update(HELD_OUT, SITE_RESULTS_DIR=str(out), SITE_FRESH="1")
+    workers = os.environ.get("SITE_WORKERS", "auto")
+    parallel = [] if workers == "0" else ["-n", workers, "--dist", "loadfile"]
+    args = session.posargs or claim_dirs()
+    session.run(str(py), "-m", "pytest", "--device", "cpu", "-p", "no:cacheprovider", *parallel, *args, external=True)
 
 
 @nox.session

@@ -107,7 +107,7 @@ class Margin:
     def clears_floor(self) -> bool:
         if not self.passed:
             return False
-        if self.relative >= FLOOR_RELATIVE:
+        if self.relative >= FLOOR_RELATIVE - 1e-12:  # 1.2 over 1.0 is 20 %, rounding aside
             return True
         return self.spreads is not None and self.spreads >= FLOOR_SPREADS
 
@@ -216,15 +216,24 @@ def describe(m: dict[str, Any]) -> str:
     if not math.isfinite(rel):
         head = "clears a threshold of zero"
     elif rel >= 1 and m["op"] == ">" and t > 0:
-        head = f"passes with the worst value {worst / t:.3g}× the threshold"
+        head = f"passes with the worst value {_times(worst / t)} the threshold"
     elif m["op"] == "<" and t > 0 and worst > 0 and worst < t / 10:
-        head = f"passes with the worst value 1/{t / worst:.3g} of the threshold"
+        head = f"passes with the worst value a factor of {_times(t / worst).removesuffix(' times')} under the threshold"
     else:
         head = f"passes by {100 * rel:.3g} %" if rel >= 0 else f"misses by {-100 * rel:.3g} %"
     spreads = m.get("spreads")
     if isinstance(spreads, (int, float)) and math.isfinite(spreads):
         head += f", {abs(spreads):.3g} seed-to-seed spreads"
     return head
+
+
+def _times(ratio: float) -> str:
+    """2.04 -> '2.04 times'; 1896 -> '1,896 times'; 1e10 -> '1e+10 times' (pages typeset the power)."""
+    if ratio < 100:
+        return f"{ratio:.3g} times"
+    if ratio < 1e6:
+        return f"{ratio:,.0f} times"
+    return f"{ratio:.2g} times"
 
 
 def thinnest(margins: list[dict[str, Any]]) -> dict[str, Any] | None:

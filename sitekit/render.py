@@ -41,6 +41,7 @@ from typing import Any
 
 from sitekit import contract
 from sitekit.claims import ROOT, Claim, ClaimError
+from sitekit.margins import describe, thinnest
 
 MACRO = re.compile(r"\{\{\s*(?P<name>[a-z_]+)\((?P<args>.*?)\)\s*\}\}")
 
@@ -324,6 +325,36 @@ def _counterfactuals(c: Claim) -> list[str]:
     return out
 
 
+def margin_text(c: Claim) -> str:
+    """How the claim's check came out, in words: 'checked exactly: ...' or its thinnest margin."""
+    if getattr(c, "exact", None):
+        return f"checked exactly: {c.exact}"
+    m = thinnest(getattr(c, "margins", None) or [])
+    if m is None:
+        return "no margin recorded"
+    side = "above" if m["op"] == ">" else "below"
+    seeds = f" of {m['n']} values" if m["n"] > 1 else ""
+    return typeset(
+        f"{describe(m)} (thinnest: {m['what']} {side} {fmt(m['threshold'], '.3g')}; "
+        f"worst{seeds} {fmt(m['worst'], '.3g')}, median {fmt(m['median'], '.3g')})"
+    )
+
+
+def margin_cell(c: Claim) -> str:
+    """The ledger's short form: 'exact', or the thinnest margin as a percentage or a multiple."""
+    if getattr(c, "exact", None):
+        return "exact"
+    m = thinnest(getattr(c, "margins", None) or [])
+    if m is None:
+        return "—"
+    rel = float(str(m["relative"]).strip("'"))
+    if not math.isfinite(rel):
+        return "sign"
+    if m["op"] == ">" and m["threshold"] > 0 and rel >= 1:
+        return typeset(f"{fmt(m['worst'] / m['threshold'], '.2g')}× the threshold")
+    return f"{fmt(100 * rel, '.2g')} %"
+
+
 def receipt_data(ctx: Context, c: Claim) -> dict[str, Any]:
     """What a receipt's popover shows for claim `c` (sitekit.mkdocs_hook embeds it in the page)."""
     if c.id in ctx.receipts:
@@ -353,6 +384,7 @@ def receipt_data(ctx: Context, c: Claim) -> dict[str, Any]:
         "snippet": c.snippet,
         "runs": runs,
         "device_independent": device_independent(c),
+        "margin": margin_text(c),
         "seeds": c.values.get("seeds") if _number(c.values.get("seeds")) else None,
         "tolerance": _tolerance(c.values),
         "counterfactuals": _counterfactuals(c),
@@ -774,6 +806,8 @@ def _cuda_cell(ctx: Context, c: Claim) -> str:
 
 
 def _cpu_cell(c: Claim) -> str:
+    if getattr(c, "cuda_only", None):
+        return "CUDA only: not run yet"
     status = "stale" if c.stale else c.status
     reused = getattr(c, "reused", None)
     note = ""
@@ -791,14 +825,20 @@ def ledger(ctx: Context) -> str:
     order = {p: i for i, p in enumerate(ctx.page_order)}
     pages = sorted(by_page, key=lambda p: (order.get(p, len(order)), p))
     shown = _page_values(pages)
-    total = len(ctx.cpu)
+    cuda_only = [c for c in ctx.cpu.values() if getattr(c, "cuda_only", None)]
+    total = len(ctx.cpu) - len(cuda_only)
+    exact = sum(1 for c in ctx.cpu.values() if getattr(c, "exact", None) and not getattr(c, "cuda_only", None))
     with_cuda = bool(ctx.cuda)
     gpu_fresh = sum(1 for cid in ctx.cpu if cuda_record(ctx, cid) is not None)
     cpu = ctx.cpu_provenance
     head = (
         f'<p class="ledger-summary">{total} claims on {len(pages)} pages, every one verified on CPU '
-        f"({_attr(_cpu_model(cpu))}, torch {_attr(str(cpu.get('torch', '?')))})"
+        f"({_attr(_cpu_model(cpu))}, torch {_attr(str(cpu.get('torch', '?')))}): {exact} checked exactly "
+        f"(identities, shapes, counts, bit-for-bit equalities) and {total - exact} measured findings, each "
+        "shown with the margin by which its worst case cleared its threshold"
     )
+    if cuda_only:
+        head += f"; {len(cuda_only)} more claim{'s' if len(cuda_only) != 1 else ''} about CUDA, not run yet"
     if with_cuda:
         head += f"; {gpu_fresh} verified on CUDA on the current code.</p>"
     else:
@@ -813,7 +853,7 @@ def ledger(ctx: Context) -> str:
         '<input type="search" id="ledger-filter" placeholder="a word, a page or a test" autocomplete="off"> '
         '<output id="ledger-count" aria-live="polite"></output></p>',
     ]
-    cols = "<th>Claim</th><th>Key value</th><th>CPU</th>" + ("<th>CUDA</th>" if with_cuda else "")
+    cols = "<th>Claim</th><th>Key value</th><th>Margin</th><th>CPU</th>" + ("<th>CUDA</th>" if with_cuda else "")
     for page in pages:
         group = sorted(by_page[page], key=lambda c: c.id)
         title = ctx.page_titles.get(page, page)
@@ -830,7 +870,8 @@ def ledger(ctx: Context) -> str:
             out.append(
                 f'<tr id="{anchor(c.id)}"><td>{_code_spans(c.statement)}{back}'
                 f'<small class="t">{_attr(c.test)}</small></td>'
-                f'<td class="kv"><small>{_attr(k)}</small> {_attr(v)}</td><td>{_cpu_cell(c)}</td>{cuda}</tr>'
+                f'<td class="kv"><small>{_attr(k)}</small> {_attr(v)}</td><td>{_attr(margin_cell(c))}</td>'
+                f"<td>{_cpu_cell(c)}</td>{cuda}</tr>"
             )
         out.append("</tbody></table></details>")
     out.append("</div>")

@@ -61,10 +61,10 @@ def test_ci_verifies_builds_tests_in_a_browser_publishes_and_runs_cuda():
     ci = load_yaml(ROOT / ".github" / "workflows" / "ci.yml")
     assert "pull_request" in ci["on"] and ci["on"]["push"]["branches"] == ["main"]
     runs = " ; ".join(step.get("run", "") for step in ci["jobs"]["verify"]["steps"])
-    for command in ("nox -s lint", "nox -s tests docs", "nox -s browser"):
+    for command in ("nox -s lint", "nox -s tests docs", "nox -s heldout", "nox -s browser"):
         assert command in runs
     ci_run = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
-    for command in ("nox -s tests docs", "nox -s browser"):
+    for command in ("nox -s tests docs", "nox -s heldout", "nox -s browser"):
         assert command in ci_run, f".ci/run does not run `{command}`"
     uses = [step.get("uses", "") for job in ci["jobs"].values() for step in job["steps"]]
     assert any(u.startswith("actions/upload-pages-artifact@") for u in uses)

@@ -94,6 +94,7 @@
     if (d.seeds) extra.push(d.seeds + " seeds");
     if (d.tolerance) extra.push("tolerance " + d.tolerance);
     if (extra.length) row(dl, "Over", extra.join(", "));
+    if (d.margin) row(dl, "Margin", d.margin).className = "rcpt-margin";
     d.runs.forEach(function (r) {
       var text = r.device + ", torch " + r.torch + ", " + r.date;
       if (r.reused) text += typeof r.reused === "string" ? " (reused from the run of " + r.reused.slice(0, 10) + ")" : " (reused from an earlier run)";
