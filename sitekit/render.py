@@ -816,6 +816,24 @@ def _cpu_cell(c: Claim) -> str:
     return f"{_attr(status)} {c.recorded_at[:10]}{note}"
 
 
+# The harness's own settings that pages explain (How we check): bound to the code that applies them.
+HARNESS = {
+    "margin_floor": ("sitekit/margins.py", "FLOOR_RELATIVE"),
+    "margin_spreads": ("sitekit/margins.py", "FLOOR_SPREADS"),
+    "spread_values": ("sitekit/margins.py", "MIN_SPREAD_N"),
+}
+
+
+@macro
+def harness(ctx: Context, name: str, spec: str = "") -> str:
+    """A setting of the verification harness itself (the margin floor...), read from the module that uses it."""
+    from sitekit import margins
+
+    if name not in HARNESS:
+        raise ClaimError(f"docs/{ctx.page}: harness({name!r}) is not a harness setting; use one of {', '.join(HARNESS)}")
+    return fmt(getattr(margins, HARNESS[name][1]), spec)
+
+
 @macro
 def ledger(ctx: Context) -> str:
     """Every claim, grouped by page in reading order, one light row each (raw HTML: small DOM)."""
