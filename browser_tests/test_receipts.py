@@ -67,6 +67,11 @@ def _check_popover_matches_record(page: Any, a: Any) -> None:
         assert (because if isinstance(because, str) else because["because"]) in text
     if c["values"].get("seeds"):
         assert f"{c['values']['seeds']} seeds" in text
+    # How the check came out: exactly, or the thinnest margin (sitekit.margins), in the words the record gives.
+    if c.get("exact"):
+        assert f"checked exactly: {c['exact']}" in text.replace("`", "")
+    else:
+        assert "Margin" in text and ("passes" in text or "clears" in text), text
     key = a.get_attribute("data-key")
     assert f"({key})" in text and a.inner_text() in text
     data = json.loads(page.locator("#receipt-data").text_content())[a.get_attribute("data-claim")]

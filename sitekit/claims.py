@@ -41,7 +41,7 @@ def snippet_for_test(test_file: Path) -> Path:
     return ROOT / "snippets" / rel.parts[1] / rel.name.removeprefix("test_")
 
 
-HASHED_PACKAGES = ("snippets", "tests")  # what a claim's outcome can depend on; sitekit is the harness
+HASHED_PACKAGES = ("snippets", "tests", "benchmarks")  # what a claim's outcome can depend on; sitekit is the harness
 
 
 def _local_imports(path: Path) -> set[Path]:
@@ -119,22 +119,40 @@ def _digest(paths: list[Path]) -> str:
     return digest.hexdigest()[:16]
 
 
+BENCH_RECORDS = "results/bench-*.json"  # the committed sweeps that benchmarks.store serves to claims
+
+
+def _data_digest(files: list[Path]) -> str:
+    """What a claim reads besides code: the committed sweeps (when it imports benchmarks/) and SITE_URL
+    (when its code reads it). A re-benchmark, or a build for another address, re-runs those claims."""
+    digest = hashlib.sha256()
+    if any(p.is_relative_to(ROOT / "benchmarks") for p in files):
+        for path in sorted(ROOT.glob(BENCH_RECORDS)):
+            digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
+    if any("SITE_URL" in p.read_text(encoding="utf-8") for p in files):
+        digest.update(b"SITE_URL=" + os.environ.get("SITE_URL", "").encode())
+    return digest.hexdigest()[:16]
+
+
 def fingerprint(test_file: Path, device: str, torch: str | None = None) -> dict[str, str]:
     """What a claim's outcome depends on, part by part (the reuse decision says which part changed).
 
-    code: the test, its snippet and every snippets/ or tests/ module they import, transitively;
+    code: the test, its snippet and every snippets/, tests/ or benchmarks/ module they import, transitively;
     conftest: the conftest.py files pytest loads for the test (and their imports);
+    data: the committed sweeps a claim that imports benchmarks/ reads, and SITE_URL where its code reads it;
     lock: requirements/lock.txt; torch: the torch that ran it; device: cpu or cuda.
     """
     test_file = test_file.resolve()
     if test_file not in _PARTS:
-        _PARTS[test_file] = _digest(code_files(test_file)) + _digest(conftest_files(test_file))
+        files = code_files(test_file)
+        _PARTS[test_file] = _digest(files) + _digest(conftest_files(test_file)) + _data_digest(files)
     if LOCK not in _PARTS:
         _PARTS[LOCK] = hashlib.sha256(LOCK.read_bytes()).hexdigest()[:16] if LOCK.is_file() else "none"
     both = _PARTS[test_file]
     return {
         "code": both[:16],
-        "conftest": both[16:],
+        "conftest": both[16:32],
+        "data": both[32:],
         "lock": _PARTS[LOCK],
         "torch": torch or torch_version(),
         "device": device,
@@ -252,11 +270,12 @@ def merge(device: str, records: dict[str, dict[str, Any]], provenance: dict[str,
 
 
 # Why a claim test runs again instead of reusing its record (the run prints a count of each).
-FRESH, NEW, FAILED, CODE, ENVIRONMENT, OUTPUT, SEEDS = (
+FRESH, NEW, FAILED, CODE, DATA, ENVIRONMENT, OUTPUT, SEEDS = (
     "fresh run requested",
     "new",
     "failed before",
     "code changed",
+    "committed sweeps or SITE_URL changed",
     "torch or lock changed",
     "an output it writes is missing",
     "another seed set",
@@ -295,6 +314,8 @@ def rerun_reason(
         before = r.fingerprint or {}
         if (before.get("code"), before.get("conftest")) != (now["code"], now["conftest"]):
             return CODE
+        if before.get("data") != now["data"]:
+            return DATA
         if (before.get("lock"), before.get("torch"), before.get("device")) != (now["lock"], now["torch"], device):
             return ENVIRONMENT
         if r.hash != code_hash(test_file, device):

@@ -830,7 +830,9 @@ def harness(ctx: Context, name: str, spec: str = "") -> str:
     from sitekit import margins
 
     if name not in HARNESS:
-        raise ClaimError(f"docs/{ctx.page}: harness({name!r}) is not a harness setting; use one of {', '.join(HARNESS)}")
+        raise ClaimError(
+            f"docs/{ctx.page}: harness({name!r}) is not a harness setting; use one of {', '.join(HARNESS)}"
+        )
     return fmt(getattr(margins, HARNESS[name][1]), spec)
 
 
@@ -884,6 +886,8 @@ def ledger(ctx: Context) -> str:
         for c in group:
             k, v = key_value(c, shown)
             back = f' <a class="back" href="{ctx.url(page, use_anchor(c.id))}">in context</a>'
+            if getattr(c, "cuda_only", None):
+                back = ""  # not verified yet: no page shows it
             cuda = f"<td>{_cuda_cell(ctx, c)}</td>" if with_cuda else ""
             out.append(
                 f'<tr id="{anchor(c.id)}"><td>{_code_spans(c.statement)}{back}'

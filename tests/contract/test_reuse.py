@@ -183,3 +183,21 @@ def test_ci_runs_fresh_and_publishes_only_a_fresh_run():
     assert "SITE_FRESH=1" in ci or "--fresh" in ci
     workflow = (ROOT / ".github" / "workflows" / "ci.yml").read_text()
     assert 'SITE_PUBLISH: "1"' in workflow
+
+
+def test_the_fingerprint_covers_the_committed_sweeps_and_site_url(monkeypatch):
+    """A re-benchmark or a build for another address re-runs the claims that read them (honesty audit 6.4, 6.5)."""
+    from sitekit import claims
+
+    costs = claims.code_files(ROOT / "tests" / "costs" / "test_denormals.py")
+    assert any(p.is_relative_to(ROOT / "benchmarks") for p in costs), "benchmarks/ is followed as an import"
+    before = claims._data_digest(costs)
+    monkeypatch.setattr(claims, "BENCH_RECORDS", "results/no-such-sweep-*.json")  # as if the sweeps changed
+    assert claims._data_digest(costs) != before
+    citation = claims.code_files(ROOT / "tests" / "encyclopedia" / "test_citation.py")
+    monkeypatch.setenv("SITE_URL", "https://a.example/")
+    first = claims._data_digest(citation)
+    monkeypatch.setenv("SITE_URL", "https://b.example/")
+    assert claims._data_digest(citation) != first
+    plain = claims.code_files(ROOT / "tests" / "gradient_highway" / "test_add_node.py")
+    assert claims._data_digest(plain) == claims._data_digest([])  # reads neither
