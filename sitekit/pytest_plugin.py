@@ -636,6 +636,7 @@ def _record_not_run(item: pytest.Item) -> None:
         "duration_s": 0.0,
         "counterfactuals": [],
         "cuda_only": _cuda_only(item),
+        "margins": [],
         "error": None,
         "reused": False,
         "fingerprint": store.fingerprint(test_file, "cpu", torch_version),
@@ -791,7 +792,7 @@ def _thinnest_by_claim() -> dict[str, dict[str, Any]]:
     """Each statistical claim run here: its thinnest margin (exact claims need none)."""
     out = {}
     for cid, r in _RECORDS.items():
-        m = margins_mod.thinnest(r["margins"])
+        m = margins_mod.thinnest(r.get("margins") or [])
         if m is not None and not r.get("exact"):
             out[cid] = m
     return out
