@@ -4,6 +4,13 @@ A sweep is slow and machine-specific, so it runs under `nox -s bench` (or script
 a GPU host) and its numbers are committed. The claims in tests/costs read them back through `load`,
 which refuses a sweep whose snippet or parameters changed since it ran: the page then cannot show
 numbers that the current code did not produce.
+
+Each sweep records where it ran: the CPU model, its cores, torch, a hash of requirements/lock.txt,
+and the one-minute load average when it started and when it ended. A sweep started on a loaded
+machine (load average above the core count: other work was competing for the cores it times) is
+refused, by `start` before it runs, by `save` and by `load`. Sweeps committed before these fields
+existed record only `load_average`, read when the sweep was saved, at its end; they carry
+no start load and no lock hash, and the claims say so rather than fill them in.
 """
 
 from __future__ import annotations
@@ -11,11 +18,13 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from sitekit.claims import locked, with_imports
+from sitekit.claims import LOCK, locked, with_imports
 from sitekit.pytest_plugin import provenance as claim_provenance
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -69,32 +78,109 @@ def code_hash(name: str) -> str:
     return digest.hexdigest()[:16]
 
 
-def provenance(device: str) -> dict[str, Any]:
-    """The claims' provenance (machine, software, GPU and driver), plus how busy the machine was."""
-    return {**claim_provenance(device), "cores": os.cpu_count(), "load_average": round(os.getloadavg()[0], 1)}
+def lock_hash() -> str:
+    """The hash of requirements/lock.txt that the claims' fingerprints use too (sha256, 16 hex digits)."""
+    return hashlib.sha256(LOCK.read_bytes()).hexdigest()[:16] if LOCK.is_file() else "none"
 
 
-def save(device: str, name: str, values: dict[str, Any]) -> Path:
-    """Store one sweep's values with its provenance and code hash, keeping the other sweeps."""
+@dataclass(frozen=True)
+class Start:
+    """How busy the machine was when a sweep started: the one-minute load average and the core count."""
+
+    load_average: float
+    cores: int
+
+    @property
+    def loaded(self) -> bool:
+        """More processes wanted a core than there are cores: other work competed with the sweep."""
+        return self.load_average > self.cores
+
+
+def start() -> Start:
+    """Read the load now, before a sweep runs (`bench` does; pass it on to `save`)."""
+    return Start(round(os.getloadavg()[0], 2), os.cpu_count() or 1)
+
+
+class LoadedMachine(RuntimeError):
+    """A sweep started on a machine busy with other work: its timings are not recorded."""
+
+
+def _shown(target: Path) -> Path:
+    return target.relative_to(ROOT) if target.is_relative_to(ROOT) else target
+
+
+def _loaded_message(target: Path, name: str, load_average: float, cores: int) -> str:
+    return (
+        f"{_shown(target)}: sweep {name!r} started with a one-minute load average of {load_average:g} on "
+        f"{cores} cores, above the core count: other work was competing for the cores it times, so its "
+        f"numbers are not committed. Stop that work (or wait until `uptime` shows a load below {cores}) and "
+        f"run `nox -s bench -- -k {name}` again"
+    )
+
+
+def refuse_if_loaded(device: str, name: str, started: Start) -> None:
+    """LoadedMachine, naming the results file and what to do, when the sweep started under load."""
+    if started.loaded:
+        raise LoadedMachine(_loaded_message(path(device), name, started.load_average, started.cores))
+
+
+def provenance(device: str, started: Start) -> dict[str, Any]:
+    """The claims' provenance (CPU model, software, GPU and driver), the lock, and how busy the machine was."""
+    return {
+        **claim_provenance(device),
+        "cores": started.cores,
+        "lock": lock_hash(),
+        "load_average_start": started.load_average,
+        "load_average_end": round(os.getloadavg()[0], 2),
+    }
+
+
+def save(device: str, name: str, values: dict[str, Any], started: Start) -> Path:
+    """Store one sweep's values with its provenance and code hash, keeping the other sweeps.
+
+    `started` is `start()` read before the sweep ran; a sweep started under load is refused.
+    """
+    refuse_if_loaded(device, name, started)
     target = path(device)
     with locked(target):
         data: dict[str, Any] = {"schema": 1, "sweeps": {}}
         if target.is_file():
             data = json.loads(target.read_text(encoding="utf-8"))
-        data["sweeps"][name] = {"hash": code_hash(name), "provenance": provenance(device), "values": values}
+        data["sweeps"][name] = {
+            "hash": code_hash(name),
+            "provenance": provenance(device, started),
+            "values": values,
+        }
         data["sweeps"] = dict(sorted(data["sweeps"].items()))
         target.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
     return target
 
 
-def load(device: str, name: str) -> dict[str, Any]:
-    """One sweep's record; AssertionError (a failing claim) when missing or stale."""
+def machine_class(cpu: str | None) -> str:
+    """The vendor and family of a CPU model name: 'Intel(R) Xeon(R) Platinum 8370C CPU' -> 'Intel Xeon'."""
+    words = re.sub(r"\((?:R|TM|tm)\)", " ", cpu or "").split()
+    return " ".join(words[:2]) if words else "unknown"
+
+
+def load(device: str, name: str, machine: str | None = None) -> dict[str, Any]:
+    """One sweep's record; AssertionError (a failing claim) when missing, stale, started under load, or
+    (with `machine`, the class a claim's sentence names, such as 'Intel Xeon') from another class of CPU."""
     target = path(device)
     fix = f"run `nox -s bench -- -k {name}` (on a GPU host: scripts/gpu_verify.sh) and commit {target.name}"
-    shown = target.relative_to(ROOT) if target.is_relative_to(ROOT) else target
+    shown = _shown(target)
     assert target.is_file(), f"{shown} does not exist: {fix}"
     sweeps = json.loads(target.read_text(encoding="utf-8")).get("sweeps", {})
     assert name in sweeps, f"{target.name} has no sweep {name!r}: {fix}"
     record = sweeps[name]
     assert record["hash"] == code_hash(name), f"sweep {name!r} ran on other code (stale): {fix}"
+    prov = record.get("provenance", {})
+    started, cores = prov.get("load_average_start"), prov.get("cores")
+    assert started is None or cores is None or started <= cores, _loaded_message(target, name, started, cores)
+    if machine is not None:
+        ran_on = machine_class(prov.get("cpu"))
+        assert ran_on == machine, (
+            f"{shown}: sweep {name!r} ran on {prov.get('cpu')!r} ({ran_on}), but the claim's sentence is about "
+            f"the {machine} it was measured on: re-state the sentence (and the page) for {ran_on}, or run "
+            f"`nox -s bench -- -k {name}` on an {machine} and commit {target.name}"
+        )
     return record

@@ -20,6 +20,23 @@ def rounded(table: dict) -> dict:
     return {"columns": table["columns"], "rows": [[r[0], *(sig(v) for v in r[1:])] for r in table["rows"]]}
 
 
+NOT_RECORDED = "not recorded"
+
+
 def provenance(record: dict[str, Any]) -> dict[str, Any]:
-    """A committed benchmark's provenance with its timestamp cut to the date."""
-    return {**record["provenance"], "date": record["provenance"]["date"][:10]}
+    """A committed benchmark's provenance with its timestamp cut to the date, in the same keys for old and new.
+
+    Sweeps stored before benchmarks/store.py read the load at the start kept one `load_average`, read
+    when the sweep was saved (at its end), and no lock hash: those show as "not recorded", never filled in.
+    """
+    from benchmarks.store import machine_class
+
+    prov = record["provenance"]
+    return {
+        **prov,
+        "date": prov["date"][:10],
+        "machine_class": machine_class(prov.get("cpu")),
+        "load_average_start": prov.get("load_average_start", NOT_RECORDED),
+        "load_average_end": prov.get("load_average_end", prov.get("load_average", NOT_RECORDED)),
+        "lock": prov.get("lock", NOT_RECORDED),
+    }

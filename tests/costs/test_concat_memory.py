@@ -2,6 +2,7 @@
 
 import pytest
 
+from sitekit.margins import above
 from snippets.costs import concat_memory as snippet
 from tests.costs import display
 
@@ -9,8 +10,8 @@ PAGE = "costs.md"
 
 
 @pytest.fixture(scope="module")
-def r(device):
-    return snippet.measure(device, seed=0)
+def r(device, seeds):
+    return snippet.measure(device, seed=seeds.first())
 
 
 def table(r) -> dict:
@@ -25,13 +26,15 @@ def exponents(residual: list[int], dense: list[int]) -> None:
     p_res = snippet.growth_exponent(snippet.DEPTHS, residual)
     p_dense = snippet.growth_exponent(snippet.DEPTHS, dense)
     assert p_res == 1.0, p_res
-    assert p_dense > DENSE_ABOVE, p_dense
+    above("dense stack's growth exponent, depth 64 to 128", p_dense, DENSE_ABOVE)
 
 
 @pytest.mark.claim(
     "From depth 64 to 128 the activation memory a dense (concatenating) stack keeps for backward grows as L to a "
     "power above 1.9, and a residual stack's as L to exactly 1.",
     page=PAGE,
+    exact="byte counts of the tensors autograd saves follow from the shapes alone: the exponents are fixed by d, "
+    "k and the depths, on any seed and device",
 )
 def test_concatenation_memory_grows_quadratically_addition_linearly(claim, r):
     claim.check(exponents, r.residual, r.dense)
