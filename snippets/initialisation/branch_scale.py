@@ -11,7 +11,7 @@ from dataclasses import dataclass
 import torch
 from torch import nn
 
-from snippets.residual_stream.prenorm import PreNormBlock
+from snippets.residual_stream.prenorm import PostNormBlock, PreNormBlock
 
 SIGMAS = (1.0, 0.02)
 
@@ -39,24 +39,32 @@ def ratios_along_stack(blocks: nn.Sequential, x: torch.Tensor) -> list[float]:
 
 @dataclass(frozen=True)
 class Result:
-    """ratio[σ] for a single block; along[l − 1] through a 50-block stack fed σ = 1."""
+    """ratio[σ] for a single block; along[l − 1] through a 50-block stack fed σ = 1.
+
+    post_along: the same ratio through a 50-block post-norm stack, whose stream LayerNorm holds at
+    unit RMS (there LN(h) = h, so the ratio is the post-norm block's own write next to its stream).
+    """
 
     seed: int
     ratio: dict[float, float]
     along: list[float]
+    post_along: list[float]
 
 
 def measure(
     device: str = "cpu", seed: int = 0, d: int = 128, batch: int = 64, depth: int = 50
 ) -> Result:
-    """One pre-norm block fed streams of RMS 1 and 0.02, then a 50-block pre-norm stack."""
+    """One pre-norm block fed streams of RMS 1 and 0.02; 50-block pre- and post-norm stacks."""
     torch.manual_seed(seed)
     with torch.device(device):
         block = PreNormBlock(d)
         x = torch.randn(batch, d)  # (N, d)
         stack = nn.Sequential(*(PreNormBlock(d) for _ in range(depth)))
+        post = nn.Sequential(*(PostNormBlock(d) for _ in range(depth)))
     ratio = {sigma: write_to_stream(block, sigma * x) for sigma in SIGMAS}
-    return Result(seed, ratio, ratios_along_stack(stack, x))
+    return Result(
+        seed, ratio, ratios_along_stack(stack, x), ratios_along_stack(post, x)
+    )
 
 
 if __name__ == "__main__":

@@ -67,8 +67,15 @@ SETTINGS = {
 }
 
 
+# The batch x and the loss direction r come from a stream of their own, seed + DATA_STREAM,
+# drawn after the stack is built: every depth and setting of one seed sees the same x and r,
+# so a comparison across depths is paired and shows what depth does, not how one batch
+# differs from another.
+DATA_STREAM = 2**40
+
+
 def measure(device: str = "cpu", seed: int = 0, d: int = 32, batch: int = 64) -> Result:
-    """One step of each setting at each depth, from the same seed."""
+    """One step of each setting at each depth; the same batch and r at every depth."""
     change: dict[str, dict[int, float]] = {}
     for name, (optimiser, lr, make) in SETTINGS.items():
         change[name] = {}
@@ -76,6 +83,7 @@ def measure(device: str = "cpu", seed: int = 0, d: int = 32, batch: int = 64) ->
             torch.manual_seed(seed)
             with torch.device(device):
                 stack = nn.Sequential(*(make(d, L) for _ in range(L)))
+                torch.manual_seed(seed + DATA_STREAM)  # r is the draw after x
                 x = torch.randn(batch, d)  # (N, d)
                 change[name][L] = one_step_change(stack, x, optimiser, lr)
     return Result(change)

@@ -98,8 +98,14 @@ def measure(
     batch: int = 8,
     depth: int = 20,
     scale: float = 3.0,
+    stack_batch: int = 64,
 ) -> Result:
-    """Zero-branch blocks, the LayerNorm Jacobian, and L-block stacks of each kind."""
+    """Zero-branch blocks, the LayerNorm Jacobian, and L-block stacks of each kind.
+
+    The stacks get their own batch of `stack_batch` rows: LayerNorm divides each row by its
+    own σ, so with many rows the gradient's size reflects the stream's σ, not the few rows
+    one small batch happened to draw.
+    """
     torch.manual_seed(seed)
     x = scale * torch.randn(batch, d, device=device)  # (N, d): a stream that has grown
     dev, eq = {}, {}
@@ -112,12 +118,13 @@ def measure(
     eig = shortcut_spectrum(nn.LayerNorm(d), v)
     eig_identity = shortcut_spectrum(nn.Identity(), v)
     sigma = v.double().var(unbiased=False).sqrt().item()
+    xs = scale * torch.randn(stack_batch, d, device=device)  # (N, d): the stacks' input
     stream, grad, zgrad = {}, {}, {}
     for name, kind in KINDS.items():
         torch.manual_seed(seed + 1)
-        stream[name], grad[name] = through_stack(kind, depth, x, zeroed=False)
+        stream[name], grad[name] = through_stack(kind, depth, xs, zeroed=False)
         torch.manual_seed(seed + 1)
-        _, zgrad[name] = through_stack(kind, depth, x, zeroed=True)
+        _, zgrad[name] = through_stack(kind, depth, xs, zeroed=True)
     return Result(
         seed,
         d,

@@ -4,23 +4,38 @@ import statistics
 
 import pytest
 
+from sitekit.margins import above, below, between
 from snippets.initialisation import one_step as snippet
 
 PAGE = "module/initialisation.md"
 
 
 @pytest.fixture(scope="module")
-def runs(device):
+def runs(device, seeds):
     """Five seeds of every setting, shared by the claims below."""
-    return [snippet.measure(device, seed=s) for s in range(5)]
+    return [snippet.measure(device, seed=s) for s in seeds(5)]
 
 
-def flat(change: dict[int, float]) -> None:
-    assert max(change.values()) / min(change.values()) < 1.5, change
+FLAT, GROWS, SQRT_BAND, SMALL_LR = 1.5, 10, (2, 8), 1 / 5
+
+
+def spread_over_depth(change: dict[int, float]) -> float:
+    """Largest over smallest one-step change across L = 4, 16, 64 (one seed, the same batch at each L)."""
+    return max(change.values()) / min(change.values())
 
 
 def growth(change: dict[int, float]) -> float:
     return change[max(change)] / change[min(change)]
+
+
+def flat(changes: list[dict[int, float]]) -> None:
+    """The same amount at every depth to within 1.5×, in every seed."""
+    below("largest / smallest one-step change over L", [spread_over_depth(c) for c in changes], FLAT)
+
+
+def grows_10x(changes: list[dict[int, float]]) -> None:
+    """More than 10× further at L = 64 than at L = 4, in every seed."""
+    above("one-step change at L = 64 / at L = 4", [growth(c) for c in changes], GROWS)
 
 
 def table(runs, names: list[str]) -> dict:
@@ -29,24 +44,31 @@ def table(runs, names: list[str]) -> dict:
 
 
 @pytest.mark.claim(
-    "After one SGD step (η = 1e-3) from zeroed last layers, a stack's output moves in proportion to its number "
-    "of branches without Fixup's rescaling (more than 10× further at L = 64 than at L = 4) and by the same amount "
-    "to within 1.5× at L = 4, 16 and 64 with it, in each of 5 seeds.",
+    "After one SGD step (η = 1e-3) from zeroed last layers, on the same batch and loss at every depth, a stack's "
+    "output moves in proportion to its number of branches without Fixup's rescaling (more than 10× further at "
+    "L = 64 than at L = 4) and by the same amount to within 1.5× at L = 4, 16 and 64 with it, in each of 5 seeds.",
     page=PAGE,
 )
 def test_fixup_keeps_one_sgd_step_the_same_size_at_any_depth(claim, runs):
-    for r in runs:
-        claim.check(flat, r.change["sgd fixup"])
-        claim.rejects(flat, r.change["sgd unscaled"], because="the same stack without the L^(-1/2) rescaling")
-        assert growth(r.change["sgd unscaled"]) > 10
+    fixup = [r.change["sgd fixup"] for r in runs]
+    unscaled = [r.change["sgd unscaled"] for r in runs]
+    claim.check(flat, fixup)
+    claim.rejects(flat, unscaled, because="the same stack without the L^(-1/2) rescaling")
+    claim.check(grows_10x, unscaled)
+    claim.rejects(grows_10x, fixup, because="the same stack with the L^(-1/2) rescaling")
     claim.record(
-        bounds={"unscaled over": 10, "fixup within": 1.5},
+        bounds={"unscaled over": GROWS, "fixup within": FLAT},
         seeds=len(runs),
         lr=1e-3,
         L_small=min(snippet.DEPTHS),
         L_large=max(snippet.DEPTHS),
-        unscaled_growth=statistics.median(growth(r.change["sgd unscaled"]) for r in runs),
-        fixup_growth=statistics.median(growth(r.change["sgd fixup"]) for r in runs),
+        depths=list(snippet.DEPTHS),
+        unscaled_growth=statistics.median(growth(c) for c in unscaled),
+        fixup_growth=statistics.median(growth(c) for c in fixup),
+        fixup_spread_over_depth={
+            "median": statistics.median(spread_over_depth(c) for c in fixup),
+            "max": max(spread_over_depth(c) for c in fixup),
+        },
         table=table(runs, ["sgd unscaled", "sgd fixup"]),
     )
 
@@ -59,15 +81,29 @@ def test_fixup_keeps_one_sgd_step_the_same_size_at_any_depth(claim, runs):
     page=PAGE,
 )
 def test_adam_steps_of_every_branch_add_up_in_the_stream(claim, runs):
-    for r in runs:
-        claim.check(flat, r.change["adam α=1/L"])
-        claim.rejects(flat, r.change["adam α=1"], because="the same stack with unscaled branches")
-        assert growth(r.change["adam α=1"]) > 10
-        assert 2 < growth(r.change["adam α=1/√L"]) < 8
-        assert r.change["adam α=1 η=1e-4"][64] < r.change["adam α=1"][64] / 5
+    def grows_like_sqrt_depth(changes: list[dict[int, float]]) -> None:
+        between("one-step change at L = 64 / at L = 4", [growth(c) for c in changes], *SQRT_BAND)
+
+    def smaller_step_moves_less(small_lr: list[dict[int, float]], lr: list[dict[int, float]]) -> None:
+        below(
+            "change at L = 64, η = 1e-4 / η = 1e-3",
+            [s[64] / b[64] for s, b in zip(small_lr, lr, strict=True)],
+            SMALL_LR,
+        )
+
+    unscaled = [r.change["adam α=1"] for r in runs]
+    sqrt_scaled = [r.change["adam α=1/√L"] for r in runs]
+    inverse = [r.change["adam α=1/L"] for r in runs]
+    claim.check(flat, inverse)
+    claim.rejects(flat, unscaled, because="the same stack with unscaled branches")
+    claim.check(grows_10x, unscaled)
+    claim.rejects(grows_10x, inverse, because="the same stack with every branch multiplied by 1/L")
+    claim.check(grows_like_sqrt_depth, sqrt_scaled)
+    claim.rejects(grows_like_sqrt_depth, unscaled, because="the same stack with unscaled branches")
+    claim.check(smaller_step_moves_less, [r.change["adam α=1 η=1e-4"] for r in runs], unscaled)
     names = ["adam α=1", "adam α=1/√L", "adam α=1/L"]
     claim.record(
-        bounds={"unscaled over": 10, "1/√L between": [2, 8], "1/L within": 1.5},
+        bounds={"unscaled over": GROWS, "1/√L between": list(SQRT_BAND), "1/L within": FLAT, "η=1e-4 under": SMALL_LR},
         seeds=len(runs),
         lr=1e-3,
         L_small=min(snippet.DEPTHS),

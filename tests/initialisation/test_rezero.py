@@ -6,29 +6,34 @@ import statistics
 import pytest
 import torch
 
+from sitekit.margins import above, below
 from snippets.initialisation import rezero as snippet
 
 PAGE = "module/initialisation.md"
-SEEDS = range(5)
 
 
 @pytest.fixture(scope="module")
-def results(device):
-    return [snippet.measure(device, seed=s, plain=(s == 0)) for s in SEEDS]
+def results(device, seeds):
+    """Five seeds; the plain stack (slow, and the counterfactual only) trains on the first."""
+    return [snippet.measure(device, seed=s, plain=(s == seeds.first())) for s in seeds(5)]
 
 
 @pytest.mark.claim(
     "At α = 0 a 50-block ReZero stack returns its input bit-for-bit, whatever the branches' weights (5 seeds).",
     page=PAGE,
+    exact="torch.equal(stack(x), x) and a largest |stack(x) − x| of 0.0",
 )
 def test_rezero_stack_at_alpha_zero_is_exactly_identity(claim, results):
-    def identity(equal: bool, error: float) -> None:
-        assert equal and error == 0.0, error
+    def identity(equal: list[bool], error: list[float]) -> None:
+        assert all(equal) and all(e == 0.0 for e in error), error
 
-    for r in results:
-        claim.check(identity, r.identity_exact, r.identity_max_error)
-    r = results[0]
-    claim.rejects(identity, r.nonzero_alpha_exact, r.nonzero_alpha_max_error, because="α = 0.1 in the first block")
+    claim.check(identity, [r.identity_exact for r in results], [r.identity_max_error for r in results])
+    claim.rejects(
+        identity,
+        [r.nonzero_alpha_exact for r in results],
+        [r.nonzero_alpha_max_error for r in results],
+        because="α = 0.1 in the first block",
+    )
     claim.record(seeds=len(results), depth=results[0].depth, max_error=max(r.identity_max_error for r in results))
 
 
@@ -36,24 +41,30 @@ def test_rezero_stack_at_alpha_zero_is_exactly_identity(claim, results):
     "At α = 0 autograd's ∂L/∂α equals ⟨∂L/∂y, F(x)⟩ to 1e-12 and is non-zero, while the branch's own weights "
     "get exactly zero gradient (float64, 5 seeds).",
     page=PAGE,
+    exact="float64 agreement to a relative 1e-12 (rounding level), and exactly zero branch-weight gradients",
 )
-def test_rezero_alpha_gradient_is_upstream_dot_branch_output(claim, results):
+def test_rezero_alpha_gradient_is_upstream_dot_branch_output(claim, results, seeds):
     rtol = 1e-12
 
-    def matches_and_moves(autograd: float, by_hand: float) -> None:
-        torch.testing.assert_close(autograd, by_hand, rtol=rtol, atol=0.0)
-        assert abs(autograd) > 1e-3, autograd
+    def matches_and_moves(autograd: list[float], by_hand: list[float]) -> None:
+        for a, h in zip(autograd, by_hand, strict=True):
+            torch.testing.assert_close(a, h, rtol=rtol, atol=0.0)
+        # "non-zero": the guard 1e-3 is far below a ⟨g, F(x)⟩ of 8 × 16 random entries
+        above("|∂L/∂α|", [abs(a) for a in autograd], 1e-3)
 
-    for r in results:
-        claim.check(matches_and_moves, r.grad_autograd, r.grad_by_hand)
-        assert r.branch_grads_zero
-    r = results[0]
+    claim.check(matches_and_moves, [r.grad_autograd for r in results], [r.grad_by_hand for r in results])
+    assert all(r.branch_grads_zero for r in results)
     claim.rejects(
-        matches_and_moves, r.grad_zero_branch, r.grad_zero_branch_by_hand, because="a branch that writes 0 (F(x) = 0)"
+        matches_and_moves,
+        [r.grad_zero_branch for r in results],
+        [r.grad_zero_branch_by_hand for r in results],
+        because="a branch that writes 0 (F(x) = 0)",
     )
+    r = results[0]
     claim.record(
         seeds=len(results),
         rtol=rtol,
+        seed=seeds.first(),  # the seed whose autograd and by_hand values the page shows
         autograd=r.grad_autograd,
         by_hand=r.grad_by_hand,
         max_difference=max(abs(x.grad_autograd - x.grad_by_hand) for x in results),
@@ -64,21 +75,20 @@ def test_rezero_alpha_gradient_is_upstream_dot_branch_output(claim, results):
 FRACTION = 0.1
 
 
-def trains(losses: list[float]) -> None:
-    """The loss falls below 10 % of where it started."""
-    assert losses[-1] < FRACTION * losses[0], (losses[0], losses[-1])
+def trains(runs: list[list[float]]) -> None:
+    """The loss falls below 10 % of where it started, in every run."""
+    below("last loss / first loss", [losses[-1] / losses[0] for losses in runs], FRACTION)
 
 
 @pytest.mark.claim(
     "A 50-block ReZero stack trains: in 40 full-batch Adam steps its loss falls below 10 % of its starting value "
-    "(5 seeds); a plain stack of 50 such branches, without shortcuts, does not (seed 0).",
+    "(5 seeds); a plain stack of 50 such branches, without shortcuts, does not (on the first of those seeds).",
     page=PAGE,
 )
-def test_deep_rezero_stack_trains(claim, results):
-    for r in results:
-        claim.check(trains, r.rezero_losses)
+def test_deep_rezero_stack_trains(claim, results, seeds):
+    claim.check(trains, [r.rezero_losses for r in results])
     plain = results[0].plain_losses
-    claim.rejects(trains, plain, because="the plain stack without shortcuts")
+    claim.rejects(trains, [plain], because="the plain stack without shortcuts")
     final = [r.rezero_losses[-1] / r.rezero_losses[0] for r in results]
     claim.record(
         steps=len(plain),
@@ -90,6 +100,6 @@ def test_deep_rezero_stack_trains(claim, results):
         fraction=FRACTION,
         depth=results[0].depth,
         seeds=len(results),
-        plain_seed=0,
+        plain_seed=seeds.first(),
         d=inspect.signature(snippet.measure).parameters["d"].default,
     )

@@ -5,15 +5,15 @@ import statistics
 
 import pytest
 
+from sitekit.margins import above
 from snippets.initialisation import zero_last as snippet
 
 PAGE = "module/initialisation.md"
-SEEDS = range(5)
 
 
 @pytest.fixture(scope="module")
-def results(device):
-    return [snippet.measure(device, seed=s) for s in SEEDS]
+def results(device, seeds):
+    return [snippet.measure(device, seed=s) for s in seeds(5)]
 
 
 def table(results) -> dict:
@@ -27,15 +27,22 @@ def table(results) -> dict:
     "With the last layer of every branch zeroed, a residual stack's deviation from the identity is exactly 0.0 "
     "at every depth from 1 to 100, and its output is x bit-for-bit (5 seeds).",
     page=PAGE,
+    exact="a deviation of exactly 0.0 at every depth and torch.equal(stack(x), x)",
 )
 def test_zero_init_last_layer_is_exactly_identity_at_any_depth(claim, results):
-    def exactly_zero(deviation: list[float], equal: bool) -> None:
-        assert equal and all(v == 0.0 for v in deviation), max(deviation)
+    def exactly_zero(deviations: list[list[float]], equal: list[bool]) -> None:
+        assert all(equal) and all(v == 0.0 for d in deviations for v in d), max(max(d) for d in deviations)
 
-    for r in results:
-        claim.check(exactly_zero, r.deviation["zero last layer"], r.zeroed_returns_input)
+    claim.check(
+        exactly_zero, [r.deviation["zero last layer"] for r in results], [r.zeroed_returns_input for r in results]
+    )
+    claim.rejects(
+        exactly_zero,
+        [r.deviation["default"] for r in results],
+        [r.returns_input["default"] for r in results],
+        because="PyTorch's default init",
+    )
     r = results[0]
-    claim.rejects(exactly_zero, r.deviation["default"], r.returns_input["default"], because="PyTorch's default init")
     claim.record(
         depths=[1, len(r.deviation["zero last layer"])],
         max_deviation=max(max(r.deviation["zero last layer"]) for r in results),
@@ -45,12 +52,21 @@ def test_zero_init_last_layer_is_exactly_identity_at_any_depth(claim, results):
 
 
 FACTOR = 2  # "more than doubling"
+GEOMETRIC = 1.5  # He: every block from depth 10 to 100 multiplies the deviation by over 1.5 on average
 
 
-def grows(deviation: list[float]) -> None:
-    """Larger at depth 100 than at 10, and at 10 than at 1."""
-    assert deviation[0] > 0 and deviation[9] > FACTOR * deviation[0], deviation
-    assert deviation[99] > FACTOR * deviation[9], deviation
+def grows(deviations: list[list[float]]) -> None:
+    """More than doubling from depth 1 to 10 and again from 10 to 100, in every seed."""
+    above("deviation at L = 1", [d[0] for d in deviations], 0.0)
+    above("deviation at L = 10 / at L = 1", [d[9] / d[0] for d in deviations], FACTOR)
+    above("deviation at L = 100 / at L = 10", [d[99] / d[9] for d in deviations], FACTOR)
+
+
+def geometric(deviations: list[list[float]]) -> None:
+    """Geometric growth: from depth 10 to 100 every block multiplies the deviation by over 1.5 on average."""
+    above(
+        "per-block factor of the deviation, L = 10 to 100", [(d[99] / d[9]) ** (1 / 90) for d in deviations], GEOMETRIC
+    )
 
 
 @pytest.mark.claim(
@@ -59,12 +75,13 @@ def grows(deviation: list[float]) -> None:
     page=PAGE,
 )
 def test_default_init_deviation_grows_with_depth(claim, results):
-    for r in results:
-        claim.check(grows, r.deviation["default"])
-        claim.check(grows, r.deviation["he"])
-        # Geometric: from depth 10 to 100 every He block multiplies the deviation by over 1.5 on average.
-        assert (r.deviation["he"][99] / r.deviation["he"][9]) ** (1 / 90) > 1.5, r.deviation["he"][99]
-    claim.rejects(grows, results[0].deviation["zero last layer"], because="the zeroed last layer")
+    default = [r.deviation["default"] for r in results]
+    he = [r.deviation["he"] for r in results]
+    claim.check(grows, default)
+    claim.check(grows, he)
+    claim.rejects(grows, [r.deviation["zero last layer"] for r in results], because="the zeroed last layer")
+    claim.check(geometric, he)
+    claim.rejects(geometric, default, because="PyTorch's default init")
     med = {i: [statistics.median(r.deviation[i][L] for r in results) for L in range(100)] for i in snippet.INITS}
     claim.record(
         table=table(results),
