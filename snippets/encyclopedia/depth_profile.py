@@ -95,7 +95,7 @@ def measure(
     L: int = 24,
     d: int = 64,
     heads: int = 4,
-    B: int = 4,
+    B: int = 16,
     T: int = 16,
 ) -> Result:
     """Profile pre-norm and post-norm stacks at initialisation, seeds seed..seed+seeds-1."""

@@ -92,7 +92,7 @@ def measure(
     L: int = 24,
     d: int = 64,
     heads: int = 4,
-    B: int = 4,
+    B: int = 16,
     T: int = 16,
 ) -> Result:
     """Profile g_l and weight gradients of pre- and post-norm stacks, seeds seed..seed+seeds-1."""

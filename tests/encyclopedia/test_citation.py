@@ -16,6 +16,8 @@ from snippets.encyclopedia import citation as snippet
 
 PAGE = "encyclopedia/residual-stream.md"
 HE = ["He", "Zhang", "Ren", "Sun"]
+TEXT = "parses text the snippet writes from Python records; no tensor is involved"
+ROUND_TRIP = "the three formats parse back to the record's works, field for field (string and integer equality)"
 GIVEN = ["Kaiming", "Xiangyu", "Shaoqing", "Jian"]
 
 # The parts of the CSL 1.0.2 input schema (csl-data.json) that these records use, restated here.
@@ -86,9 +88,11 @@ def rejects_corrupted(claim, r, slug: str, arxiv_id: str) -> None:
     "BibTeX, CSL-JSON and RIS generated from the entry's one record parse (bibtexparser, a CSL schema, rispy) to "
     "the same works: the entry, Veit, Wilber and Belongie, and Huang et al., each author separate.",
     page="encyclopedia/ensembles.md",
+    device_independent=TEXT,
+    exact=ROUND_TRIP,
 )
-def test_ensembles_citation_parses_to_the_same_works(claim, device):
-    r = snippet.measure(device, slug="ensembles")
+def test_ensembles_citation_parses_to_the_same_works(claim):
+    r = snippet.measure(slug="ensembles")
     claim.check(agree_entry, r.bibtex, r.csl_json, r.ris, "ensembles")
     rejects_corrupted(claim, r, "ensembles", "1605.06431")
     claim.record(bibtex=r.bibtex, csl_json=r.csl_json, ris=r.ris, works=len(snippet.ENTRIES["ensembles"]))
@@ -98,9 +102,11 @@ def test_ensembles_citation_parses_to_the_same_works(claim, device):
     "BibTeX, CSL-JSON and RIS generated from the entry's one record parse (bibtexparser, a CSL schema, rispy) to "
     "the same works: the entry, Fixup, SkipInit and ReZero, each author separate.",
     page="encyclopedia/scaled-branches.md",
+    device_independent=TEXT,
+    exact=ROUND_TRIP,
 )
-def test_scaled_branches_citation_parses_to_the_same_works(claim, device):
-    r = snippet.measure(device, slug="scaled-branches")
+def test_scaled_branches_citation_parses_to_the_same_works(claim):
+    r = snippet.measure(slug="scaled-branches")
     claim.check(agree_entry, r.bibtex, r.csl_json, r.ris, "scaled-branches")
     rejects_corrupted(claim, r, "scaled-branches", "2003.04887")
     claim.record(bibtex=r.bibtex, csl_json=r.csl_json, ris=r.ris, works=len(snippet.ENTRIES["scaled-branches"]))
@@ -111,9 +117,11 @@ def test_scaled_branches_citation_parses_to_the_same_works(claim, device):
     "the same works: the entry, Xiong et al., Liu et al. (Admin), Wang et al. (DeepNet) and Kim et al. (Peri-LN), "
     "each author separate.",
     page="encyclopedia/normalisation-placement.md",
+    device_independent=TEXT,
+    exact=ROUND_TRIP,
 )
-def test_normalisation_placement_citation_parses_to_the_same_works(claim, device):
-    r = snippet.measure(device, slug="normalisation-placement")
+def test_normalisation_placement_citation_parses_to_the_same_works(claim):
+    r = snippet.measure(slug="normalisation-placement")
     claim.check(agree_entry, r.bibtex, r.csl_json, r.ris, "normalisation-placement")
     rejects_corrupted(claim, r, "normalisation-placement", "2002.04745")
     claim.record(bibtex=r.bibtex, csl_json=r.csl_json, ris=r.ris, works=len(snippet.ENTRIES["normalisation-placement"]))
@@ -173,16 +181,17 @@ def agree(bib: str, csl_json: str, ris: str) -> dict:
 
 
 @pytest.fixture(scope="module")
-def generated(device):
-    """The three formats, generated once for both claims."""
-    return snippet.measure(device)
+def generated():
+    """The three formats, generated once for both claims (nothing is random or on a device)."""
+    return snippet.measure()
 
 
 @pytest.mark.claim(
     "BibTeX, CSL-JSON and RIS generated from one record parse (bibtexparser, a CSL schema, rispy) to the same "
     "works: one key each, He et al. with four separate authors, 2015, arXiv 1512.03385 and its URL.",
     page=PAGE,
-    device_independent="parses text files the snippet writes; no tensor is involved",
+    device_independent=TEXT,
+    exact=ROUND_TRIP,
 )
 def test_citation_formats_parse_to_the_same_works(claim, generated):
     r = generated
@@ -213,6 +222,7 @@ def published_site_url() -> str:
     "without one cites no URL at all rather than a placeholder.",
     page=PAGE,
     device_independent="compares strings from files and the environment",
+    exact="the cited URL is string-equal to the one built from SITE_URL, or absent without it",
 )
 def test_citation_url_matches_site_url(claim, generated):
     configured = published_site_url()

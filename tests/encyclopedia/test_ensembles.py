@@ -6,22 +6,27 @@ from fractions import Fraction
 import pytest
 import torch
 
+from sitekit.margins import below
 from snippets.encyclopedia import ensembles as snippet
 
 PAGE = "encyclopedia/ensembles.md"
 EXACT = 1e-12  # float64: relative differences at rounding level
+ARITHMETIC = "counts paths and sums exact fractions in Python numbers; no tensor is involved"
+CPU_FLOAT64 = "the snippet builds its linear stacks in float64 on the CPU whatever the device"
 
 
 @pytest.fixture(scope="module")
-def run(device):
-    """One set of stacks (the checks are exact or float64 and do not depend on a seed)."""
-    return snippet.measure(device)
+def run(seeds):
+    """One set of stacks (the checks are exact or float64 identities; the seed only picks the weights)."""
+    return snippet.measure(seed=seeds.first())
 
 
 @pytest.mark.claim(
     "Expanding the product of L = 10 residual factors (I + J) gives 1024 paths, C(10, k) of length k; "
     "make one block plain and the count is no longer binomial.",
     page=PAGE,
+    device_independent=ARITHMETIC,
+    exact="expanding the product term by term gives C(L, k) terms of length k and 2^L in all (integer counts)",
 )
 def test_paths_of_each_length_are_counted_by_the_binomial(claim, run):
     def binomial(counts: list[int]) -> None:
@@ -46,15 +51,28 @@ def test_paths_of_each_length_are_counted_by_the_binomial(claim, run):
     "and the gradient-weighted mean length to L r / (1 + r), to 1e-12 (float64); branches of unequal gain "
     "with the same mean do not follow the formula.",
     page=PAGE,
+    device_independent="sums products of Python floats; no tensor is involved",
+    exact="the binomial theorem: the path sizes, their total and the weighted mean length match the closed forms "
+    "to float64 rounding (relative error within 1e-12)",
 )
 def test_gradient_weighted_path_length_is_L_r_over_1_plus_r(claim, run):
     r, L = run.gain, run.L
 
+    def relative(got: float, want: float) -> float:
+        return abs(got - want) / abs(want)
+
     def follows_formula(sizes: list[float]) -> None:
-        for k, s in enumerate(sizes):
-            assert math.isclose(s, math.comb(L, k) * r**k, rel_tol=EXACT), (k, s)
-        assert math.isclose(sum(sizes), (1 + r) ** L, rel_tol=EXACT), sum(sizes)
-        assert math.isclose(snippet.weighted_mean_length(sizes), L * r / (1 + r), rel_tol=EXACT)
+        below(
+            "relative error of the paths of length k against C(L, k) r^k",
+            [relative(s, math.comb(L, k) * r**k) for k, s in enumerate(sizes)],
+            EXACT,
+        )
+        below("relative error of the total against (1 + r)^L", relative(sum(sizes), (1 + r) ** L), EXACT)
+        below(
+            "relative error of the mean length against L r / (1 + r)",
+            relative(snippet.weighted_mean_length(sizes), L * r / (1 + r)),
+            EXACT,
+        )
 
     claim.check(follows_formula, run.sizes)
     claim.rejects(follows_formula, run.sizes_unequal, because="gains spread from 0 to 2r, same mean")
@@ -73,12 +91,16 @@ def test_gradient_weighted_path_length_is_L_r_over_1_plus_r(claim, run):
     "Deleting block l from a residual stack of 6 linear blocks leaves exactly the sum of the paths that avoid l "
     "(to 1e-12, float64), half of all paths; in a plain stack no path avoids l, and the check fails.",
     page=PAGE,
+    device_independent=CPU_FLOAT64,
+    exact="deleting a block removes exactly the terms through it, so the lesioned product equals the sum of the "
+    "others to float64 rounding (every entry within 1e-12)",
 )
 def test_lesion_removes_exactly_the_paths_through_the_block(claim, run):
     def leaves_the_other_paths(lesion: snippet.Lesion) -> None:
-        for cut, paths in zip(lesion.lesioned, lesion.surviving_paths, strict=True):
-            error = (cut - paths).abs().max().item()
-            assert error <= EXACT, error
+        errors = [
+            (cut - paths).abs().max().item() for cut, paths in zip(lesion.lesioned, lesion.surviving_paths, strict=True)
+        ]
+        below("max |lesioned − sum of the paths avoiding the block|", errors, EXACT)
 
     claim.check(leaves_the_other_paths, run.residual)
     claim.rejects(leaves_the_other_paths, run.plain, because="the plain stack of the same branches")
@@ -100,6 +122,8 @@ def test_lesion_removes_exactly_the_paths_through_the_block(claim, run):
     "With stochastic depth's linear rule and p_L = 1/2, the expected number of blocks kept, summed exactly over all "
     "2^L drop patterns, is (3L − 1)/4 at L = 4, 8 and 12; dropping every block with probability 1/2 gives L/2.",
     page=PAGE,
+    device_independent=ARITHMETIC,
+    exact="the expectation over all 2^L patterns is summed in exact fractions and equals (3L − 1)/4",
 )
 def test_stochastic_depth_keeps_three_quarters_of_the_blocks(claim, run):
     def three_quarters(lengths: list[int], expected: list[Fraction]) -> None:
@@ -119,11 +143,13 @@ def test_stochastic_depth_keeps_three_quarters_of_the_blocks(claim, run):
     "Averaged exactly over all 64 drop patterns of a 6-block linear stack, drop-path with kept writes scaled by "
     "1/(1 − p_l) returns the full stack's output to 1e-12 (float64); without the rescaling it does not.",
     page=PAGE,
+    device_independent=CPU_FLOAT64,
+    exact="the 1/(1 − p_l) rescaling makes each write's expectation its full value, so the exact average over all "
+    "64 patterns is the full output to float64 rounding (every entry within 1e-12)",
 )
 def test_drop_path_rescaling_keeps_the_expected_output(claim, run):
     def unbiased(mean: torch.Tensor) -> None:
-        error = (mean - run.full_output).abs().max().item()
-        assert error <= EXACT, error
+        below("max |E[drop-path output] − full output|", (mean - run.full_output).abs().max().item(), EXACT)
 
     claim.check(unbiased, run.mean_output)
     claim.rejects(unbiased, run.mean_output_unscaled, because="kept writes not rescaled")

@@ -18,6 +18,7 @@ def r(device):
     "175.0 billion parameters at 2 bytes each are 350 GB (10⁹ bytes), which is about 326 GiB (2³⁰ bytes).",
     page=PAGE,
     device_independent="arithmetic on Python numbers; no tensor is involved",
+    exact="175.0e9 × 2 bytes is 350 GB exactly and rounds to 326 GiB (float arithmetic on published numbers)",
 )
 def test_gpt3_fp16_weights_are_350_gb(claim, r):
     def sizes(gigabytes: float, gibibytes: float) -> None:
@@ -39,6 +40,7 @@ def test_gpt3_fp16_weights_are_350_gb(claim, r):
     "A 96-layer decoder updates each token's stream 96 × 2 = 192 times.",
     page=PAGE,
     device_independent="arithmetic on Python numbers; no tensor is involved",
+    exact="96 layers × 2 sublayers is the integer 192",
 )
 def test_gpt3_stream_is_written_192_times(claim, r):
     def writes(n: int) -> None:

@@ -2,18 +2,23 @@
 
 import pytest
 
+from sitekit.margins import below
 from snippets.encyclopedia import transformer_block as snippet
 
 PAGE = "encyclopedia/residual-stream.md"
 
 
 @pytest.fixture(scope="module")
-def r(device):
+def r(device, seeds):
     """One run of the experiment, shared by every claim below."""
-    return snippet.measure(device, seed=0)
+    return snippet.measure(device, seed=seeds.first())
 
 
-@pytest.mark.claim("The pre-norm block maps a (B, T, d) stream to a (B, T, d) stream.", page=PAGE)
+@pytest.mark.claim(
+    "The pre-norm block maps a (B, T, d) stream to a (B, T, d) stream.",
+    page=PAGE,
+    exact="the output's shape is the input's (B, T, d), as lists of integers",
+)
 def test_prenorm_block_keeps_shape_b_t_d(claim, r):
     def same(a: list[int], b: list[int]) -> None:
         assert a == b, f"{a} != {b}"
@@ -27,6 +32,7 @@ def test_prenorm_block_keeps_shape_b_t_d(claim, r):
     "With both output projections zeroed, the pre-norm block returns its input exactly (torch.equal); "
     "the post-norm block does not.",
     page=PAGE,
+    exact="x + 0 is x bit for bit when both branches output exactly zero (torch.equal)",
 )
 def test_prenorm_block_with_zero_output_projections_is_exact_identity(claim, r):
     def identity(is_equal: bool) -> None:
@@ -40,6 +46,7 @@ def test_prenorm_block_with_zero_output_projections_is_exact_identity(claim, r):
 @pytest.mark.claim(
     "The residual additions add no parameters: the block has exactly its sublayers' and norms' 12d² + 13d.",
     page=PAGE,
+    exact="integer parameter counts: the block's equals its parts' and the formula's",
 )
 def test_residual_additions_add_no_parameters(claim, r):
     def no_extra(block: int, parts: int, formula: int) -> None:
@@ -60,13 +67,14 @@ def test_residual_additions_add_no_parameters(claim, r):
     "The block's output equals x' = x + Attn(LN1(x)), x'' = x' + MLP(LN2(x')) written out by hand (layer norm, "
     "per-head attention, GELU from the weights) to 1e-12 in float64; the post-norm block's does not.",
     page=PAGE,
+    exact="the same arithmetic written two ways agrees to float64 rounding (every entry within 1e-12)",
 )
 def test_block_output_is_the_two_residual_updates(claim, r):
     tolerance = 1e-12
 
     def matches(error: float) -> None:
         """max |block(x) − by_hand(x)| in float64."""
-        assert error < tolerance, error
+        below("max |block(x) − by_hand(x)| (float64)", error, tolerance)
 
     claim.check(matches, r.by_hand_error)
     claim.rejects(matches, r.postnorm_by_hand_error, because="the post-norm block, which normalises after adding")
@@ -80,6 +88,7 @@ def test_block_output_is_the_two_residual_updates(claim, r):
 @pytest.mark.claim(
     "Attention is causal: changing the last token leaves every earlier position's output bit-for-bit unchanged.",
     page=PAGE,
+    exact="the masked positions' outputs are torch.equal before and after the edit",
 )
 def test_attention_is_causal(claim, r):
     def causal(prefix_unchanged: bool, last_changed: bool) -> None:
