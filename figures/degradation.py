@@ -60,7 +60,7 @@ SWEEP = "deeper_plain_net_is_worse_at_its_best_learning_rate"
     "degradation-lr-sweep",
     claims=[SWEEP, RUNS],
     caption="Final training loss of the two plain nets at each learning rate of the sweep, median and min–max "
-    "band over the seeds, each depth's best rate ringed; the residual net at the shared rate for comparison. "
+    "band over the seeds, each net's lowest median ringed; the residual net at the shared rate for comparison. "
     "No rate brings the deeper plain net near the shallower one.",
 )
 def lr_sweep(values: Values) -> Any:

@@ -12,6 +12,7 @@ PAGE = "module/degradation.md"
     "top-5 error is 46 % below GoogLeNet's 6.66 % of 2014.",
     page=PAGE,
     device_independent="arithmetic on published numbers; no tensor is involved",
+    exact="a ratio of two integers compared with == and a ratio of two published rates rounded to two places",
 )
 def test_resnet152_is_eight_times_deeper_than_vgg19(claim, device):
     r = snippet.measure(device)

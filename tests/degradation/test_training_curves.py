@@ -6,16 +6,16 @@ import statistics
 import pytest
 import torch
 
+from sitekit.margins import above, below
 from snippets.degradation import training_curves as snippet
 
 PAGE = "module/degradation.md"
-SEEDS = range(5)
 SHALLOW, DEEP, RESIDUAL = snippet.NETS
 
 
 @pytest.fixture(scope="module")
-def runs(device):
-    return [snippet.measure(device, seed=s) for s in SEEDS]
+def runs(device, seeds):
+    return [snippet.measure(device, seed=s) for s in seeds(5)]
 
 
 def per_seed(runs, what: str, net: str) -> list[float]:
@@ -51,10 +51,21 @@ def weight_layers(blocks: int, residual: bool = True) -> int:
     return sum(isinstance(m, torch.nn.Linear) for m in snippet.make_net(blocks, residual).modules())
 
 
-def higher_in_every_seed(deep: list[float], shallow: list[float]) -> None:
-    """The deeper net ends above the shallower one in every seed, by at least 1.5×."""
-    for d, s in zip(deep, shallow, strict=True):
-        assert d > FACTOR * s, (deep, shallow)
+def ratios(top: list[float], bottom: list[float]) -> list[float]:
+    """Per seed: top / bottom."""
+    return [t / b for t, b in zip(top, bottom, strict=True)]
+
+
+def higher_in_every_seed(
+    deep: list[float], shallow: list[float], deep_error: list[float], shallow_error: list[float]
+) -> None:
+    """The deeper net ends above the shallower one in every seed: loss by more than 1.5×, and error."""
+    above("deep / shallow final training loss", ratios(deep, shallow), FACTOR)
+    above(
+        "deep − shallow final training error",
+        [d - s for d, s in zip(deep_error, shallow_error, strict=True)],
+        0.0,
+    )
 
 
 @pytest.mark.claim(
@@ -64,13 +75,19 @@ def higher_in_every_seed(deep: list[float], shallow: list[float]) -> None:
     page=PAGE,
 )
 def test_deeper_plain_net_has_higher_training_loss(claim, runs):
-    claim.check(higher_in_every_seed, per_seed(runs, "final_loss", DEEP), per_seed(runs, "final_loss", SHALLOW))
-    for r in runs:
-        assert r.final_error[DEEP] > r.final_error[SHALLOW], r.final_error
+    claim.check(
+        higher_in_every_seed,
+        per_seed(runs, "final_loss", DEEP),
+        per_seed(runs, "final_loss", SHALLOW),
+        per_seed(runs, "final_error", DEEP),
+        per_seed(runs, "final_error", SHALLOW),
+    )
     claim.rejects(
         higher_in_every_seed,
         per_seed(runs, "final_loss", RESIDUAL),
         per_seed(runs, "final_loss", SHALLOW),
+        per_seed(runs, "final_error", RESIDUAL),
+        per_seed(runs, "final_error", SHALLOW),
         because="the 22-layer residual net",
     )
     loss = {net: statistics.median(per_seed(runs, "final_loss", net)) for net in snippet.NETS}
@@ -109,8 +126,14 @@ def test_deeper_plain_net_has_higher_training_loss(claim, runs):
 )
 def test_residual_net_of_same_depth_does_not_degrade(claim, runs):
     def no_degradation(deep: list[float], plain_deep: list[float], shallow: list[float]) -> None:
-        assert all(d < p for d, p in zip(deep, plain_deep, strict=True)), (deep, plain_deep)
-        assert sum(d <= s for d, s in zip(deep, shallow, strict=True)) >= WINS, (deep, shallow)
+        below("residual / plain final loss, both 22 layers", ratios(deep, plain_deep), 1.0)
+        # "in at least 4 of 5": in the 4 seeds where the residual net does best against the 8-layer net it must
+        # end below it, so the value that decides is the 4th-lowest ratio.
+        below(
+            f"residual 22 / plain 8 final loss, in the {WINS} seeds where it is lowest",
+            sorted(ratios(deep, shallow))[:WINS],
+            1.0,
+        )
 
     losses = {net: per_seed(runs, "final_loss", net) for net in snippet.NETS}
     claim.check(no_degradation, losses[RESIDUAL], losses[DEEP], losses[SHALLOW])
@@ -130,9 +153,14 @@ BEST_FACTOR = 3.0
 PLAIN = (SHALLOW, DEEP)
 
 
-def best_per_seed(runs, net: str) -> list[float]:
-    """Each seed's lowest final loss over the learning rates of the sweep."""
-    return [min(r.lr_loss[net].values()) for r in runs]
+def sweeps(runs, net: str) -> list[dict[float, float]]:
+    """Per seed: the final loss at each learning rate of the sweep."""
+    return [r.lr_loss[net] for r in runs]
+
+
+def lowest(sweep: list[dict[float, float]]) -> list[float]:
+    """Each seed's lowest final loss over the learning rates it was trained at."""
+    return [min(by_lr.values()) for by_lr in sweep]
 
 
 def lr_bands(runs) -> dict:
@@ -149,40 +177,40 @@ def lr_bands(runs) -> dict:
     return out
 
 
-def best_lr_by_median(bands: dict, net: str) -> float:
-    medians = bands[net]["median"]
-    return snippet.LRS[medians.index(min(medians))]
-
-
 @pytest.mark.claim(
-    "With the learning rate swept over 5 values from 0.01 to 0.16 for each depth, the 22-layer plain net's "
-    "lowest final training loss is still more than 3× the 8-layer plain net's lowest, in every one of 5 seeds; "
-    "the deeper net's best rate (by the median over seeds) is not below the shallower net's, and its smallest "
-    "rate is its worst.",
+    "With the learning rate swept over 5 values from 0.01 to 0.16 for each depth, the 22-layer plain net ends "
+    "above the 8-layer plain net at every rate, and its lowest final training loss over the sweep is still more "
+    "than 3× the 8-layer net's lowest, in every one of 5 seeds.",
     page=PAGE,
 )
 def test_deeper_plain_net_is_worse_at_its_best_learning_rate(claim, runs):
-    def worse_at_best(deep: list[float], shallow: list[float]) -> None:
-        for d, s in zip(deep, shallow, strict=True):
-            assert d > BEST_FACTOR * s, (deep, shallow)
+    def worse_at_best(deep: list[dict[float, float]], shallow: list[dict[float, float]]) -> None:
+        # No claim is made about *which* rate is best: the 22-layer net's loss is nearly flat across the sweep,
+        # so its best rate is decided by noise, and the 8-layer net's can fall at the top of the grid. Nor is it
+        # claimed that the deep net barely trains (its lowest loss above half of ln K, the halfway mark between
+        # chance and a perfect fit): that held, but not by the margin floor on every seed set tried.
+        above(
+            "22-layer / 8-layer plain loss, each at its lowest over the sweep",
+            ratios(lowest(deep), lowest(shallow)),
+            BEST_FACTOR,
+        )
+        above(
+            "22-layer / 8-layer plain loss at the same rate",
+            [d[lr] / s[lr] for d, s in zip(deep, shallow, strict=True) for lr in d],
+            1.0,
+        )
+        assert all(d.keys() == s.keys() == set(snippet.LRS) for d, s in zip(deep, shallow, strict=True))
 
-    deep, shallow = best_per_seed(runs, DEEP), best_per_seed(runs, SHALLOW)
-    claim.check(worse_at_best, deep, shallow)
-    bands = lr_bands(runs)
-    best_lr = {net: best_lr_by_median(bands, net) for net in PLAIN}
-    # Each depth's best rate lies inside the grid, so the sweep brackets it rather than stopping short.
-    for net, lr in best_lr.items():
-        assert snippet.LRS[0] < lr < snippet.LRS[-1], (net, bands[net])
-    # Gradients that grow with depth would call for a smaller rate; the deep net does not prefer one.
-    assert best_lr[DEEP] >= best_lr[SHALLOW], best_lr
-    assert bands[DEEP]["median"][0] == max(bands[DEEP]["median"]), bands[DEEP]
+    claim.check(worse_at_best, sweeps(runs, DEEP), sweeps(runs, SHALLOW))
     claim.rejects(
         worse_at_best,
-        per_seed(runs, "final_loss", RESIDUAL),
-        shallow,
-        because="the 22-layer residual net at the shared rate, against the 8-layer plain net at its best",
+        [{snippet.LR: r.final_loss[RESIDUAL]} for r in runs],
+        sweeps(runs, SHALLOW),
+        because="the 22-layer residual net at the shared rate, against the 8-layer plain net at its lowest",
     )
-    ratios = [d / s for d, s in zip(deep, shallow, strict=True)]
+    deep, shallow = lowest(sweeps(runs, DEEP)), lowest(sweeps(runs, SHALLOW))
+    best = ratios(deep, shallow)
+    bands = lr_bands(runs)
     rows = [[lr, bands[SHALLOW]["median"][i], bands[DEEP]["median"][i]] for i, lr in enumerate(snippet.LRS)]
     claim.record(
         lrs=list(snippet.LRS),
@@ -193,10 +221,10 @@ def test_deeper_plain_net_is_worse_at_its_best_learning_rate(claim, runs):
         bands=bands,
         residual=per_seed(runs, "final_loss", RESIDUAL),
         table={"columns": ["learning rate", f"{SHALLOW}: median loss", f"{DEEP}: median loss"], "rows": rows},
-        best_lr={"shallow": best_lr[SHALLOW], "deep": best_lr[DEEP]},
         best_median={"shallow": statistics.median(shallow), "deep": statistics.median(deep)},
-        best_ratio_min=min(ratios),
-        best_ratio_median=statistics.median(ratios),
+        best_ratio_min=min(best),
+        best_ratio_median=statistics.median(best),
+        rate_ratio_min=min(r.lr_loss[DEEP][lr] / r.lr_loss[SHALLOW][lr] for r in runs for lr in snippet.LRS),
         factor=BEST_FACTOR,
         seeds=len(runs),
         runs_per_seed=len(PLAIN) * len(snippet.LRS) + 1,

@@ -8,29 +8,34 @@ PAGE = "module/residual-block.md"
 
 
 @pytest.fixture(scope="module")
-def results(device):
-    """One run of the experiment, shared by every claim below."""
-    return [snippet.measure(device, seed=s) for s in range(5)]
+def results(device, seeds):
+    """One run of the experiment per seed, shared by every claim below."""
+    return [snippet.measure(device, seed=s) for s in seeds(5)]
 
 
-def exactly_identity(equal: bool, deviation: float) -> None:
-    assert equal and deviation == 0.0, f"max |y - x| = {deviation}"
+def exactly_identity(equal: list[bool], deviation: list[float]) -> None:
+    """torch.equal(y, x) and max |y − x| = 0.0, in every seed."""
+    assert all(equal) and all(d == 0.0 for d in deviation), f"max |y - x| per seed = {deviation}"
 
 
 @pytest.mark.claim(
     "With its branch zeroed, a pre-activation block is exactly the identity on any input (max |y − x| = 0.0), "
     "over 5 seeds.",
     page=PAGE,
+    exact="torch.equal(y, x) and max |y − x| == 0.0: x + 0 is x in floating point",
 )
 def test_zeroed_pre_activation_block_is_exactly_identity(claim, results):
-    for r in results:
-        claim.check(exactly_identity, r.pre_equal, r.pre_max_deviation)
-    r = results[0]
-    claim.rejects(exactly_identity, r.post_equal, r.post_max_deviation, because="the zero-branch post-activation block")
+    claim.check(exactly_identity, [r.pre_equal for r in results], [r.pre_max_deviation for r in results])
     claim.rejects(
         exactly_identity,
-        r.pre_unzeroed_equal,
-        r.pre_unzeroed_max_deviation,
+        [r.post_equal for r in results],
+        [r.post_max_deviation for r in results],
+        because="the zero-branch post-activation block",
+    )
+    claim.rejects(
+        exactly_identity,
+        [r.pre_unzeroed_equal for r in results],
+        [r.pre_unzeroed_max_deviation for r in results],
         because="an un-zeroed pre-activation block",
     )
     claim.record(max_deviation=max(x.pre_max_deviation for x in results), seeds=len(results))
@@ -39,22 +44,28 @@ def test_zeroed_pre_activation_block_is_exactly_identity(claim, results):
 @pytest.mark.claim(
     "With its branch zeroed, the original post-activation block computes ReLU(x), not x: every negative entry changes.",
     page=PAGE,
+    exact="the share of entries that change equals the share of negative inputs, compared with ==",
 )
 def test_zeroed_post_activation_block_is_relu_not_identity(claim, results):
 
-    def relu_of_input(changed: float, negative: float, deviation: float) -> None:
-        assert deviation > 0 and changed == negative, (changed, negative)
+    def relu_of_input(changed: list[float], negative: list[float], deviation: list[float]) -> None:
+        assert all(d > 0 for d in deviation), deviation
+        assert changed == negative, (changed, negative)
 
-    for r in results:
-        claim.check(relu_of_input, r.post_changed_fraction, r.negative_fraction, r.post_max_deviation)
-    r = results[0]
+    claim.check(
+        relu_of_input,
+        [r.post_changed_fraction for r in results],
+        [r.negative_fraction for r in results],
+        [r.post_max_deviation for r in results],
+    )
     claim.rejects(
         relu_of_input,
-        r.pre_changed_fraction,
-        r.negative_fraction,
-        r.pre_max_deviation,
+        [r.pre_changed_fraction for r in results],
+        [r.negative_fraction for r in results],
+        [r.pre_max_deviation for r in results],
         because="the pre-activation block",
     )
+    r = results[0]
     claim.record(
         changed_fraction=r.post_changed_fraction,
         negative_fraction=r.negative_fraction,

@@ -8,12 +8,16 @@ PAGE = "module/residual-block.md"
 
 
 @pytest.fixture(scope="module")
-def r(device):
+def r(device, seeds):
     """One run of the experiment, shared by every claim below."""
-    return snippet.measure(device, seed=0)
+    return snippet.measure(device, seed=seeds.first())
 
 
-@pytest.mark.claim("A projection block maps (N, 128) to (N, 256) and its shortcut holds 128·256 weights.", page=PAGE)
+@pytest.mark.claim(
+    "A projection block maps (N, 128) to (N, 256) and its shortcut holds 128·256 weights.",
+    page=PAGE,
+    exact="a tensor shape and two parameter counts, compared with ==",
+)
 def test_projection_block_shape_and_parameter_count(claim, r):
 
     def check(output_shape: list[int], shortcut: int, total: int) -> None:
@@ -50,7 +54,9 @@ def test_projection_block_shape_and_parameter_count(claim, r):
 
 
 @pytest.mark.claim(
-    "Adding a (N, 128) input to a (N, 256) branch output raises RuntimeError naming both sizes.", page=PAGE
+    "Adding a (N, 128) input to a (N, 256) branch output raises RuntimeError naming both sizes.",
+    page=PAGE,
+    exact="the exception's type and the two sizes in its message, compared as strings",
 )
 def test_missing_projection_raises_runtime_error(claim, r):
 
