@@ -47,24 +47,26 @@ def build(kind: str, depth: int, d: int) -> nn.Sequential:
 
 @dataclass(frozen=True)
 class Result:
-    """sizes[kind][l] = RMS(h_l) / RMS(x) for one seed."""
+    """sizes[kind][l] = RMS(h_l) / RMS(x) for one seed, and each stack's RMS(x)."""
 
     seed: int
     sizes: dict[str, list[float]]
+    input_rms: dict[str, float]
 
 
 def measure(
     device: str = "cpu", seed: int = 0, d: int = 64, batch: int = 32, depth: int = 50
 ) -> Result:
     """Every stack from the same seed, fed unit-variance inputs."""
-    sizes = {}
+    sizes, input_rms = {}, {}
     for kind in KINDS:
         torch.manual_seed(seed)
         with torch.device(device):
             stack = build(kind, depth, d)
             x = torch.randn(batch, d)  # (N, d): RMS about 1
         sizes[kind] = stream_rms_by_depth(stack, x)
-    return Result(seed, sizes)
+        input_rms[kind] = rms(x)
+    return Result(seed, sizes, input_rms)
 
 
 if __name__ == "__main__":

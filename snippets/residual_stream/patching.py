@@ -84,7 +84,8 @@ def measure(
     depth: int = 24,
     k: int = 4,
 ) -> Result:
-    """Patch one coordinate (δ = e_j) after block 4 of 24 and compare with a clean run."""
+    """Patch one coordinate of each example (δ_n = e_j, j random per example) after block 4 of 24
+    and compare with a clean run."""
     surv, norms, unchanged = {}, {}, {}
     exact, err = False, float("nan")
     for kind in KINDS:
@@ -92,15 +93,15 @@ def measure(
         with torch.device(device), torch.no_grad():
             stack = build(kind, depth, d, k)
             x = torch.randn(batch, d)  # (N, d)
-            delta = torch.zeros(
-                d
-            )  # (d,): one activation value changed by 1, as in activation patching
-            delta[torch.randint(d, ()).item()] = 1.0
+            # (N, d): in each example one activation value changed by 1, as in activation
+            # patching; a different random coordinate in each example: the batch averages N edits
+            delta = torch.zeros(batch, d)
+            delta[torch.arange(batch), torch.randint(d, (batch,))] = 1.0
             clean = run_with_patch(stack, x, k, torch.zeros(d))
             patched = run_with_patch(stack, x, k, delta)
         effect = patched[-1] - clean[-1]  # (N, d)
         surv[kind] = survival(effect, delta)
-        norms[kind] = (effect.norm(dim=-1) / delta.norm()).mean().item()
+        norms[kind] = (effect.norm(dim=-1) / delta.norm(dim=-1)).mean().item()
         unchanged[kind] = all(torch.equal(patched[-1], h) for h in patched[k - 1 :])
         if kind == "zeroed after k":
             exact = unchanged[kind]

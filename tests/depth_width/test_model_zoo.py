@@ -3,6 +3,7 @@ torchvision)."""
 
 import pytest
 
+from sitekit.margins import above, below, between
 from snippets.depth_width import model_zoo as snippet
 
 PAGE = "module/depth-vs-width.md"
@@ -18,8 +19,8 @@ DEPTH = {"resnet50": 50, "resnet101": 101, "resnet152": 152, "wide_resnet50_2": 
 
 
 @pytest.fixture(scope="module")
-def zoo(device):
-    return snippet.measure(device, seed=0)
+def zoo(device, seeds):
+    return snippet.measure(device, seed=seeds.first())  # no randomness: counts on the meta device
 
 
 def ratio(r: snippet.Result, name: str) -> float:
@@ -46,10 +47,11 @@ def table(r: snippet.Result) -> dict:
     "doubling the bottleneck width quadruples only the 3×3 convolutions.",
     page=PAGE,
     device_independent=INDEPENDENT,
+    exact="a ratio of two parameter counts of models built on the meta device (integers, no randomness)",
 )
 def test_wide_resnet50_2_has_2_7x_resnet50_parameters_not_4x(claim, zoo):
     def about_2_7x(params_ratio: float) -> None:
-        assert 2.69 < params_ratio < 2.70, params_ratio
+        between("Wide ResNet-50-2 / ResNet-50 parameters", params_ratio, 2.69, 2.70)
 
     claim.check(about_2_7x, ratio(zoo, "wide_resnet50_2"))
     k50, kw = zoo.kernels["resnet50"], zoo.kernels["wide_resnet50_2"]
@@ -76,18 +78,20 @@ def test_wide_resnet50_2_has_2_7x_resnet50_parameters_not_4x(claim, zoo):
     "+2.18 points of top-1.",
     page=PAGE,
     device_independent=INDEPENDENT,
+    exact="ratios of parameter counts built on the meta device and differences of published accuracies",
 )
 def test_resnet101_and_152_parameter_ratios(claim, zoo):
     # The values themselves are the sentence's numbers, which must equal the recorded ones as shown.
-    def more_parameters_more_accuracy(params_ratio: float, points: float) -> None:
-        assert params_ratio > 1 and points > 0, (params_ratio, points)
+    def more_parameters_more_accuracy(params_ratios: list[float], points: list[float]) -> None:
+        above("parameters / ResNet-50's", params_ratios, 1)
+        above("top-1 points over ResNet-50", points, 0)
 
-    for name in ("resnet101", "resnet152"):
-        claim.check(more_parameters_more_accuracy, ratio(zoo, name), gain(zoo, name))
+    deeper = ("resnet101", "resnet152")
+    claim.check(more_parameters_more_accuracy, [ratio(zoo, n) for n in deeper], [gain(zoo, n) for n in deeper])
     claim.rejects(
         more_parameters_more_accuracy,
-        ratio(zoo, "densenet121"),
-        gain(zoo, "densenet121"),
+        [ratio(zoo, "densenet121")],
+        [gain(zoo, "densenet121")],
         because="DenseNet-121, smaller and less accurate",
     )
     claim.record(
@@ -106,13 +110,14 @@ def test_resnet101_and_152_parameter_ratios(claim, zoo):
     "accurate of the four.",
     page=PAGE,
     device_independent=INDEPENDENT,
+    exact="published accuracy differences divided by parameter counts built on the meta device (no randomness)",
 )
 def test_depth_buys_more_accuracy_per_parameter_than_width(claim, zoo):
     def per_10m(name: str) -> float:
         return gain(zoo, name) / ((zoo.counted[name] - zoo.counted["resnet50"]) / 1e7)
 
     def deeper_is_more_efficient(deep: list[float], wide: float) -> None:
-        assert all(d > wide for d in deep), (deep, wide)
+        above("deepening's points per 10M parameters − widening's", [d - wide for d in deep], 0)
 
     deep = [per_10m("resnet101"), per_10m("resnet152")]
     claim.check(deeper_is_more_efficient, deep, per_10m("wide_resnet50_2"))
@@ -140,11 +145,12 @@ def test_depth_buys_more_accuracy_per_parameter_than_width(claim, zoo):
     "in top-1 (74.43% against 76.13%): a third of the size, but not the same accuracy.",
     page=PAGE,
     device_independent=INDEPENDENT,
+    exact="a ratio of parameter counts built on the meta device and a difference of published accuracies",
 )
 def test_densenet121_has_3_2x_fewer_parameters_and_lower_accuracy(claim, zoo):
     def fewer_and_worse(fewer: float, delta: float) -> None:
-        assert 3.1 < fewer < 3.3, fewer
-        assert delta < -1.0, delta  # more than a point of top-1 below: not a match
+        between("ResNet-50 / DenseNet-121 parameters", fewer, 3.1, 3.3)
+        below("DenseNet-121's top-1 points over ResNet-50", delta, -1.0)  # over a point below: not a match
 
     fewer = 1 / ratio(zoo, "densenet121")
     claim.check(fewer_and_worse, fewer, gain(zoo, "densenet121"))
@@ -185,11 +191,13 @@ def billions(counts: dict[str, int]) -> dict[str, float]:
     "it gives.",
     page=PAGE,
     device_independent="counted on the meta device: shapes only, no arithmetic runs",
+    exact="torch's multiply-add counts (integers from shapes) agree with the published _ops to their 3 decimals",
 )
 def test_built_resnets_take_the_multiply_adds_torchvision_publishes(claim, zoo):
     def agree_to_published_decimals(counted: dict[str, float], published: dict[str, float]) -> None:
-        for name in RESNETS:
-            assert abs(counted[name] - published[name]) <= 0.5 * 10.0**-OPS_DECIMALS, (name, counted, published)
+        # half a unit in the last published decimal: the count rounds to the published value
+        errors = [abs(counted[n] - published[n]) for n in RESNETS]
+        below("|counted − published| (billions)", errors, 0.5 * 10.0**-OPS_DECIMALS)
 
     counted = billions(zoo.macs)
     claim.check(agree_to_published_decimals, counted, zoo.published_ops)
@@ -218,6 +226,7 @@ SAME_COST = 0.02
     "added multiply-adds lies between ResNet-101's and ResNet-152's, where per added parameter it lies below both.",
     page=PAGE,
     device_independent=INDEPENDENT,
+    exact="multiply-add counts from shapes on the meta device and published accuracies (no randomness)",
 )
 def test_wide_resnet50_2_and_resnet152_cost_the_same_multiply_adds(claim, zoo):
     def per_added(cost: dict[str, float], name: str) -> float:
@@ -225,7 +234,8 @@ def test_wide_resnet50_2_and_resnet152_cost_the_same_multiply_adds(claim, zoo):
         return gain(zoo, name) / (cost[name] - cost["resnet50"])
 
     def as_costly_and_as_efficient(cost: dict[str, float]) -> None:
-        assert abs(cost["wide_resnet50_2"] / cost["resnet152"] - 1) < SAME_COST, cost
+        same = abs(cost["wide_resnet50_2"] / cost["resnet152"] - 1)
+        below("|Wide ResNet-50-2 / ResNet-152 cost − 1|", same, SAME_COST)
         deep = [per_added(cost, "resnet101"), per_added(cost, "resnet152")]
         assert min(deep) <= per_added(cost, "wide_resnet50_2") <= max(deep), (deep, cost)
 

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
+from sitekit.margins import above, below
 from sitekit.pytest_plugin import compute_timer
 from snippets.exercise import check as snippet
 from tests.exercise.test_solution import STARTER, notebook_from_source
@@ -31,7 +32,9 @@ ROOT = Path(__file__).resolve().parents[2]
 CHECK = ROOT / "snippets" / "exercise" / "check.py"
 PAGE = "module/exercise.md"
 LEARNER_CPU = "it runs the learner's own file, which trains on the CPU"
-REFERENCE_SEED = 5
+# The self-check and the learner's file run in their own processes on the CPU, whatever --device says.
+ON_THE_LEARNERS_CPU = "the self-check runs the learner's file in its own process, on the CPU, not on --device"
+REFERENCE_SEED = 5  # published: the page shows the self-check's output on this seed (one the notebook does not use)
 
 
 def cell(start: str) -> str:
@@ -108,14 +111,33 @@ def both(tmp_path_factory) -> dict[str, dict[str, tuple[str, int]]]:
     return out
 
 
+def comparison(output: str) -> tuple[dict[str, float], dict[str, float], dict[str, float]]:
+    """The final training loss, held-out MSE and early peak the self-check prints for each model."""
+    final, held, early = {}, {}, {}
+    for name in snippet.RUNS:
+        found = re.search(rf"^    {re.escape(name)} +(\S+)  (\S+)  (\S+)$", output, re.M)
+        assert found, (name, output)
+        final[name], held[name], early[name] = (float(v) for v in found.groups())
+    return final, held, early
+
+
 @pytest.mark.claim(
     "The self-check passes the worked solution: every criterion, including the full comparison of all four models.",
     page=PAGE,
     cpu_only=LEARNER_CPU,
+    device_independent=ON_THE_LEARNERS_CPU,
 )
 def test_self_check_passes_the_worked_solution(claim, both):
     def all_pass(output: str, code: int) -> None:
         assert code == 0 and output.rstrip().endswith("Well done."), output
+        # The full comparison's three criteria, from the numbers it prints (a trained run: statistical).
+        final, held, early = comparison(output)
+        shallow, deep, residual, warm = snippet.RUNS
+        above("plain deep / plain shallow final training loss", final[deep] / final[shallow], 1.0)
+        above("plain deep / plain shallow held-out MSE", held[deep] / held[shallow], 1.0)
+        below("residual deep / plain deep final training loss", final[residual] / final[deep], 1.0)
+        below("residual deep / plain deep held-out MSE", held[residual] / held[deep], 1.0)
+        below("warm-up's highest early loss / starting loss", early[warm], 1.0)
 
     claim.check(all_pass, *both["worked solution"]["download"])
     claim.rejects(all_pass, *both["starter"]["download"], because="the starter, whose stubs are not written")
@@ -135,6 +157,9 @@ def test_self_check_passes_the_worked_solution(claim, both):
     "that names the mistake.",
     page=PAGE,
     cpu_only=LEARNER_CPU,
+    device_independent=ON_THE_LEARNERS_CPU,
+    exact="exit code 1 and the mistake's own hint (and no other mistake's) in the self-check's output, "
+    "before the full comparison",
 )
 def test_self_check_names_each_wrong_solutions_mistake(claim, both):
     def fails_with(words: str) -> Callable[[str, int], None]:
@@ -172,6 +197,8 @@ def test_self_check_names_each_wrong_solutions_mistake(claim, both):
     "exits with the same code as `nox -s check` on the worked solution and on every wrong solution the page lists.",
     page=PAGE,
     cpu_only=LEARNER_CPU,
+    device_independent=ON_THE_LEARNERS_CPU,
+    exact="the two entry points' outputs and exit codes are equal, character for character",
 )
 def test_downloaded_self_check_agrees_with_nox_check(claim, both):
     def same(a: tuple[str, int], b: tuple[str, int]) -> None:
@@ -188,6 +215,8 @@ def test_downloaded_self_check_agrees_with_nox_check(claim, both):
     "with guidance for each, before any full run.",
     page=PAGE,
     cpu_only=LEARNER_CPU,
+    device_independent=ON_THE_LEARNERS_CPU,
+    exact="exit code 1 and both TODOs' guidance in the output, before the full comparison",
 )
 def test_self_check_sends_the_starter_to_the_training_loop(claim, both):
     def guided(output: str, code: int) -> None:
@@ -211,6 +240,8 @@ BROKEN = {
     "self-check prints a short message naming the file and line, not a traceback, and exits with code 2.",
     page=PAGE,
     cpu_only=LEARNER_CPU,
+    device_independent=ON_THE_LEARNERS_CPU,
+    exact="exit code 2 and a message of at most 4 lines naming the file and line, without a traceback",
 )
 def test_self_check_explains_broken_files_without_a_traceback(claim, tmp_path, capsys, monkeypatch):
     monkeypatch.chdir(tmp_path)

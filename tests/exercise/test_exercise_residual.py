@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 import subprocess
 import sys
 
@@ -12,6 +13,9 @@ from snippets.exercise import exercise_residual as snippet
 
 PAGE = "module/exercise.md"
 LEARNER_CPU = "it runs the learner's own file, which trains on the CPU"
+# The learner's file builds its models and data on the CPU, whatever device the suite runs on.
+ON_THE_LEARNERS_CPU = "it runs the learner's own file, which builds and trains its models on the CPU, not on --device"
+PUBLISHED_SEED = inspect.signature(snippet.main).parameters["seed"].default  # the seed the starter's main() uses
 
 # A naive harness, reduced to what happens when an unfilled train() stub returns an empty list.
 NAIVE_HARNESS = "losses = []\nprint(f'Final loss: {losses[-1]:.4f}')\n"
@@ -33,6 +37,8 @@ def run(code_or_file: list[str]) -> subprocess.CompletedProcess[str]:
     "loop' message and exit code 1, not a traceback (a starter that indexes an empty list dies with an IndexError).",
     page=PAGE,
     cpu_only=LEARNER_CPU,
+    device_independent=ON_THE_LEARNERS_CPU,
+    exact="the exit code is 1 and stderr holds the one-line message and no traceback",
 )
 def test_starter_stops_at_the_training_loop_with_guidance(claim):
     result = run(["exercise_residual.py"])
@@ -59,8 +65,10 @@ def test_starter_stops_at_the_training_loop_with_guidance(claim):
     "starts at zero: the shortcut and that zeroing are the only differences.",
     page=PAGE,
     cpu_only=LEARNER_CPU,
+    device_independent=ON_THE_LEARNERS_CPU,
+    exact="every parameter is torch.equal across the two models (bit for bit) except the zeroed ones, which are 0",
 )
-def test_plain_and_residual_models_differ_only_by_the_shortcut(claim):
+def test_plain_and_residual_models_differ_only_by_the_shortcut(claim, seeds):
     zeroed = {f"blocks.{i}.branch.5.{p}" for i in range(snippet.DEEP) for p in ("weight", "bias")}
 
     def same_start(plain: torch.nn.Module, residual: torch.nn.Module) -> None:
@@ -81,7 +89,8 @@ def test_plain_and_residual_models_differ_only_by_the_shortcut(claim):
     original = snippet.ResidualBlock.zero_last_layer
     snippet.ResidualBlock.zero_last_layer = zero_last
     try:
-        plain, residual, other_seed = build(False, 0), build(True, 0), build(True, 1)
+        seed, other = seeds(2)
+        plain, residual, other_seed = build(False, seed), build(True, seed), build(True, other)
     finally:
         snippet.ResidualBlock.zero_last_layer = original
     claim.check(same_start, plain, residual)
@@ -89,7 +98,7 @@ def test_plain_and_residual_models_differ_only_by_the_shortcut(claim):
     count = sum(p.numel() for p in residual.parameters())
     linears = sum(isinstance(m, torch.nn.Linear) for m in residual.modules())
     norms = sum(isinstance(m, torch.nn.BatchNorm1d) for m in residual.modules())
-    x, y, _, _ = snippet.make_data(seed=0)
+    x, y, _, _ = snippet.make_data(seed=PUBLISHED_SEED)  # the learner's data, as the starter makes it
     noise = y - torch.sin(x.norm(dim=1, keepdim=True))  # what make_data added to sin(‖x‖)
     claim.record(
         parameters=count,

@@ -2,9 +2,14 @@
 
 import pytest
 
+from sitekit.margins import below
 from snippets.gradient_highway import default_init as snippet
 
 PAGE = "module/gradient-highway.md"
+
+# 64 layers × 128² weights: the sample variance's relative standard error is ~0.1 % (uniform) to ~0.14 %
+# (normal), so a measured variance within 2 % of its formula is the formula, and one sixth apart is not.
+TOLERANCE = 0.02
 
 
 @pytest.mark.claim(
@@ -13,15 +18,15 @@ PAGE = "module/gradient-highway.md"
     page=PAGE,
     device_independent="samples the initial weights on the CPU generator, whatever the device",
 )
-def test_default_linear_init_is_not_he(claim, device):
-    r = snippet.measure(device, seed=0)
+def test_default_linear_init_is_not_he(claim, device, seeds):
+    r = snippet.measure(device, seed=seeds.first())
 
     def variance_is(measured: float, expected: float) -> None:
-        # 64 layers × 128² weights: the sample variance's relative standard error is ~0.3 %.
-        assert abs(measured / expected - 1) < 0.02, (measured, expected)
+        below("|measured variance / formula − 1|", abs(measured / expected - 1), TOLERANCE)
 
     claim.check(variance_is, r.default_variance, r.formula_default)
     claim.check(variance_is, r.he_variance, r.formula_he)
+    # Uniform on ±1/√fan_in never leaves its support: a bound that holds exactly, not a measured threshold.
     assert r.max_abs_weight <= r.bias_bound and r.max_abs_bias <= r.bias_bound
     claim.rejects(
         variance_is, r.default_variance, r.formula_he, because="the default init's weights against He's variance"
@@ -36,4 +41,5 @@ def test_default_linear_init_is_not_he(claim, device):
         formula_he=r.formula_he,
         ratio=r.he_variance / r.default_variance,
         bound=r.bias_bound,
+        tolerance=TOLERANCE,
     )

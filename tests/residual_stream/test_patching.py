@@ -4,37 +4,46 @@ import statistics
 
 import pytest
 
+from sitekit.margins import above, between
 from snippets.residual_stream import patching as snippet
 
 PAGE = "module/residual-stream.md"
-SEEDS = range(5)
 
 
 @pytest.fixture(scope="module")
-def results(device):
-    return [snippet.measure(device, seed=s) for s in SEEDS]
+def results(device, seeds):
+    return [snippet.measure(device, seed=s) for s in seeds(5)]
 
 
 @pytest.mark.claim(
     "When every branch after block k is zero, an edit δ written after block k reaches the output untouched: "
     "the final stream equals the patched stream at block k bit-for-bit (5 seeds).",
     page=PAGE,
+    exact="every stream after block k is torch.equal to the final one (bit for bit), and the change carries δ "
+    "whole up to float32 rounding of (h_k + δ) − h_k",
 )
 def test_patch_arrives_exactly_when_later_branches_are_zero(claim, results):
-    def arrives_whole(equal: bool, along: float) -> None:
-        assert equal, "the final stream differs from h_k + δ"
-        assert abs(along - 1) < 1e-6, along
+    def arrives_whole(equal: list[bool], along: list[float]) -> None:
+        assert all(equal), "the final stream differs from h_k + δ"
+        assert all(abs(a - 1) < 1e-6 for a in along), along
 
-    for r in results:
-        claim.check(arrives_whole, r.zeroed_final_equals_patched_stream, r.survival["zeroed after k"][0])
-    r = results[0]
+    claim.check(
+        arrives_whole,
+        [r.zeroed_final_equals_patched_stream for r in results],
+        [r.survival["zeroed after k"][0] for r in results],
+    )
     claim.rejects(
         arrives_whole,
-        r.stream_unchanged_after_k["residual"],
-        r.survival["residual"][0],
+        [r.stream_unchanged_after_k["residual"] for r in results],
+        [r.survival["residual"][0] for r in results],
         because="the same stack with random (default-init) branches after block k",
     )
-    claim.rejects(arrives_whole, r.stream_unchanged_after_k["plain"], r.survival["plain"][0], because="a plain stack")
+    claim.rejects(
+        arrives_whole,
+        [r.stream_unchanged_after_k["plain"] for r in results],
+        [r.survival["plain"][0] for r in results],
+        because="a plain stack",
+    )
     claim.record(
         seeds=len(results),
         depth=results[0].depth,
@@ -45,11 +54,13 @@ def test_patch_arrives_exactly_when_later_branches_are_zero(claim, results):
 
 SHARE = (0.6, 1.4)  # δ's own direction is still there in full (±40 %)
 COSINE = 0.4  # and is a visible part of the change
+PERSISTING = ("residual", "pre-norm")
 
 
-def persists(along: float, cosine: float) -> None:
-    """δ's share along its own direction and its cosine with the final change."""
-    assert SHARE[0] < along < SHARE[1] and cosine > COSINE, (along, cosine)
+def persists(survivals: list[tuple[float, float]]) -> None:
+    """δ's share along its own direction and its cosine with the final change, per seed and stack."""
+    between("share of the final change along δ", [along for along, _ in survivals], *SHARE)
+    above("cosine of the final change with δ", [cosine for _, cosine in survivals], COSINE)
 
 
 @pytest.mark.claim(
@@ -58,11 +69,9 @@ def persists(along: float, cosine: float) -> None:
     page=PAGE,
 )
 def test_patch_persists_through_random_later_blocks(claim, results):
-    kinds = ("residual", "pre-norm", "plain")
-    for r in results:
-        for kind in kinds[:2]:
-            claim.check(persists, *r.survival[kind])
-    claim.rejects(persists, *results[0].survival["plain"], because="a plain stack of the same branches")
+    kinds = (*PERSISTING, "plain")
+    claim.check(persists, [r.survival[kind] for r in results for kind in PERSISTING])
+    claim.rejects(persists, [r.survival["plain"] for r in results], because="a plain stack of the same branches")
     rows = []
     for kind in kinds:
         rows.append(
