@@ -158,16 +158,16 @@ def exact(deviation):
     assert deviation == 0.0
 
 
-@pytest.mark.claim("Doubling h gives 1.9995× the weights over 5 seeds.", page="page.md")
-def test_says_what_it_did_not_record(claim):
+@pytest.mark.claim("Doubling h gives 1.9995× the weights over 5 seeds.", page="page.md", exact="a count")
+def test_says_what_it_did_not_record(claim, device):
     r = demo.measure()
     claim.check(exact, r["zeroed"])
     claim.rejects(exact, r["plain"], because="the plain block")
     claim.record(ratio=r["ratio"], seeds=5)
 
 
-@pytest.mark.claim("Doubling h gives 1.9990× the weights over 5 seeds.", page="page.md")
-def test_says_what_it_recorded(claim):
+@pytest.mark.claim("Doubling h gives 1.9990× the weights over 5 seeds.", page="page.md", exact="a count")
+def test_says_what_it_recorded(claim, device):
     r = demo.measure()
     claim.check(exact, r["zeroed"])
     claim.rejects(exact, r["plain"], because="the plain block")
