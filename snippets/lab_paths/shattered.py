@@ -3,12 +3,14 @@ inputs?
 
 Letters: n grid points (1024) on a line t·v through the input space, t from -2 to 2;
 s(t) the gradient of the first logit along the line; L depth in blocks; r the correlation
-of s between neighbouring grid points. The nets are the degradation miniature's, at initialisation.
+of s between neighbouring grid points, averaged over LINES random directions v through the same net.
+The nets are the degradation miniature's, at initialisation.
 Run `python -m snippets.lab_paths.shattered` to print what the page states.
 """
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass
 
 import torch
@@ -18,6 +20,7 @@ from snippets.degradation.training_curves import D_IN, make_net
 
 DEPTHS = (1, 2, 4, 8, 16, 32)
 CURVE_DEPTH, POINTS, WINDOW = 16, 1024, 128
+LINES = 8  # random directions per net: one line's r depends on which direction it took
 START = (POINTS - WINDOW) // 2  # the recorded stretch of s(t), around t = 0
 
 
@@ -47,27 +50,31 @@ def neighbour_correlation(s: Tensor) -> float:
 
 @dataclass(frozen=True)
 class Result:
-    """r[kind][depth] for one seed; kind is "plain" or "residual"."""
+    """r[kind][depth] for one seed, the mean over LINES lines; kind is "plain" or "residual"."""
 
     seed: int
     r: dict[str, dict[int, float]]
-    curves: dict[str, list[float]]  # s(t) at CURVE_DEPTH, WINDOW points from START
+    # s(t) along the first line at CURVE_DEPTH, WINDOW points from START
+    curves: dict[str, list[float]]
+    lines: int
 
 
-def measure(device: str = "cpu", seed: int = 0) -> Result:
+def measure(device: str = "cpu", seed: int = 0, lines: int = LINES) -> Result:
     """Both kinds of degradation-miniature net at every depth, each built and probed from the same
-    seed."""
+    seed, along `lines` random directions (each line on a fresh copy of the net)."""
     r: dict[str, dict[int, float]] = {"plain": {}, "residual": {}}
     curves = {}
     for kind in r:
         for depth in DEPTHS:
             torch.manual_seed(seed)
             net = make_net(depth, kind == "residual").to(device)
-            s = gradient_along_line(net).cpu()
-            r[kind][depth] = neighbour_correlation(s)
+            along = [
+                gradient_along_line(copy.deepcopy(net)).cpu() for _ in range(lines)
+            ]
+            r[kind][depth] = sum(neighbour_correlation(s) for s in along) / lines
             if depth == CURVE_DEPTH:
-                curves[kind] = s[START : START + WINDOW].tolist()
-    return Result(seed, r, curves)
+                curves[kind] = along[0][START : START + WINDOW].tolist()
+    return Result(seed, r, curves, lines)
 
 
 if __name__ == "__main__":

@@ -5,20 +5,23 @@ import statistics
 
 import pytest
 
+from sitekit.margins import above, below
 from snippets.degradation.training_curves import K
 from snippets.lab_paths import lesions as snippet
 
 PAGE = "module/lab-why-it-trains.md"
-SEEDS = range(5)
 CHANCE = 1 - 1 / K  # the error of guessing one of K classes
 SURVIVES, LAST = 0.5, 0.25  # bounds on the residual net's mean error over deletions, and its last block's
-COLLAPSES = 0.7  # every deletion leaves the plain net's error above this
+# The plain net collapses: every lesion takes its error more than this share of the way from its intact
+# error to chance (more than halfway: it loses more of what training gained than it keeps). Measured
+# against each seed's own intact error, so the bound does not depend on how well that net trained.
+COLLAPSES = 0.5
 CHEAP, COSTLY = 0.15, 0.2  # deletion cost (mean error over deletions minus intact) with, without drop-path
 
 
 @pytest.fixture(scope="module")
-def runs(device):
-    return [snippet.measure(device, seed=s) for s in SEEDS]
+def runs(device, seeds):
+    return [snippet.measure(device, seed=s) for s in seeds(5)]
 
 
 def nets(runs, name: str) -> list:
@@ -34,28 +37,35 @@ def mean(values: list[float]) -> float:
     return sum(values) / len(values)
 
 
-def survives(net) -> None:
-    assert mean(net.deleted) < SURVIVES and net.deleted[-1] < LAST, net.deleted
+def survives(nets_: list) -> None:
+    below("mean error over the single-block deletions", [mean(n.deleted) for n in nets_], SURVIVES)
+    below("error with the last block deleted", [n.deleted[-1] for n in nets_], LAST)
 
 
-def collapses(net) -> None:
-    assert min(net.deleted) > COLLAPSES, net.deleted
+def towards_chance(net, errors: list[float]) -> float:
+    """The share of the way from its intact error to chance that the least harmful of these lesions went."""
+    return (min(errors) - net.intact) / (CHANCE - net.intact)
+
+
+def collapses(nets_: list) -> None:
+    above(
+        "least-harmful deletion: (error − intact) / (chance − intact)",
+        [towards_chance(n, n.deleted) for n in nets_],
+        COLLAPSES,
+    )
 
 
 @pytest.mark.claim(
     "Delete any one block of the degradation miniature's trained 6-block plain net and its training error rises "
-    "above 0.7 "
-    "(chance is 0.9); delete one of the trained residual net's and its mean error over the six deletions "
-    "stays below 0.5, below 0.25 for the last block, in every one of 5 seeds.",
+    "more than halfway from its intact error to chance (0.9); delete one of the trained residual net's and its "
+    "mean error over the six deletions stays below 0.5, below 0.25 for the last block, in every one of 5 seeds.",
     page=PAGE,
 )
 def test_residual_net_survives_losing_a_block(claim, runs):
-    for net in nets(runs, "residual"):
-        claim.check(survives, net)
-    for net in nets(runs, "plain"):
-        claim.check(collapses, net)
-    claim.rejects(survives, runs[0].nets["plain"], because="the trained plain net")
-    claim.rejects(collapses, runs[0].nets["residual"], because="the trained residual net")
+    claim.check(survives, nets(runs, "residual"))
+    claim.check(collapses, nets(runs, "plain"))
+    claim.rejects(survives, nets(runs, "plain"), because="the trained plain net")
+    claim.rejects(collapses, nets(runs, "residual"), because="the trained residual net")
     deleted = {name: by_block(runs, name, "deleted") for name in snippet.NETS}
     rows = [[str(i + 1), *(deleted[name][i] for name in snippet.NETS)] for i in range(runs[0].blocks)]
     claim.record(
@@ -69,6 +79,8 @@ def test_residual_net_survives_losing_a_block(claim, runs):
         survives=SURVIVES,
         last=LAST,
         collapses=COLLAPSES,
+        plain_min_deleted=min(min(n.deleted) for n in nets(runs, "plain")),
+        plain_towards_chance=min(towards_chance(n, n.deleted) for n in nets(runs, "plain")),
         chance=CHANCE,
         classes=K,
         seeds=len(runs),
@@ -77,21 +89,29 @@ def test_residual_net_survives_losing_a_block(claim, runs):
 
 @pytest.mark.claim(
     "Swap two neighbouring blocks of the trained residual net and its mean error over the five swaps stays "
-    "below 0.5 in every one of 5 seeds; every swap in the trained plain net leaves it above 0.7.",
+    "below 0.5 in every one of 5 seeds; every swap in the trained plain net takes its error more than halfway "
+    "from its intact error to chance.",
     page=PAGE,
 )
 def test_residual_net_survives_reordering(claim, runs):
-    def tolerates(net) -> None:
-        assert mean(net.swapped) < SURVIVES, net.swapped
+    def tolerates(nets_: list) -> None:
+        below("mean error over the swaps of neighbouring blocks", [mean(n.swapped) for n in nets_], SURVIVES)
 
-    for net in nets(runs, "residual"):
-        claim.check(tolerates, net)
-    for net in nets(runs, "plain"):
-        assert min(net.swapped) > COLLAPSES, net.swapped
-    claim.rejects(tolerates, runs[0].nets["plain"], because="the trained plain net")
+    def breaks(nets_: list) -> None:
+        above(
+            "least-harmful swap: (error − intact) / (chance − intact)",
+            [towards_chance(n, n.swapped) for n in nets_],
+            COLLAPSES,
+        )
+
+    claim.check(tolerates, nets(runs, "residual"))
+    claim.check(breaks, nets(runs, "plain"))
+    claim.rejects(tolerates, nets(runs, "plain"), because="the trained plain net")
+    claim.rejects(breaks, nets(runs, "residual"), because="the trained residual net")
     claim.record(
         residual_mean=statistics.median(mean(n.swapped) for n in nets(runs, "residual")),
         plain_min=min(min(n.swapped) for n in nets(runs, "plain")),
+        plain_towards_chance=min(towards_chance(n, n.swapped) for n in nets(runs, "plain")),
         swaps=len(runs[0].nets["residual"].swapped),
         survives=SURVIVES,
         collapses=COLLAPSES,
@@ -110,14 +130,21 @@ def deletion_cost(net) -> float:
     page=PAGE,
 )
 def test_drop_path_makes_deleting_a_block_cheap(claim, runs):
-    def cheap(net) -> None:
-        assert deletion_cost(net) < CHEAP, (net.intact, net.deleted)
+    def cheap(nets_: list) -> None:
+        below("mean error over deletions − intact error", [deletion_cost(n) for n in nets_], CHEAP)
 
-    for dropped, undropped in zip(nets(runs, "drop-path"), nets(runs, "residual"), strict=True):
-        claim.check(cheap, dropped)
-        assert deletion_cost(undropped) > COSTLY, undropped.deleted
-        assert dropped.intact > undropped.intact, (dropped.intact, undropped.intact)
-    claim.rejects(cheap, runs[0].nets["residual"], because="the same net trained without drop-path")
+    def costly(nets_: list) -> None:
+        above("mean error over deletions − intact error", [deletion_cost(n) for n in nets_], COSTLY)
+
+    def pays(dropped: list, undropped: list) -> None:
+        # the same seed's two nets, paired: a sign, not a threshold
+        assert all(d.intact > u.intact for d, u in zip(dropped, undropped, strict=True)), (dropped, undropped)
+
+    claim.check(cheap, nets(runs, "drop-path"))
+    claim.check(costly, nets(runs, "residual"))
+    claim.check(pays, nets(runs, "drop-path"), nets(runs, "residual"))
+    claim.rejects(cheap, nets(runs, "residual"), because="the same net trained without drop-path")
+    claim.rejects(costly, nets(runs, "drop-path"), because="the same net trained with drop-path")
     claim.record(
         cost={name: statistics.median(deletion_cost(n) for n in nets(runs, name)) for name in snippet.NETS},
         cheap=CHEAP,

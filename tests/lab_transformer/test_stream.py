@@ -2,18 +2,23 @@
 
 import pytest
 
+from sitekit.margins import above, below
 from snippets.lab_transformer import stream as snippet
 
 PAGE = "module/lab-transformer-stream.md"
 DEEP, SHALLOW = max(snippet.DEPTHS), min(snippet.DEPTHS)
 STALLED = 0.15  # a run within this many nats of the unigram loss learned nothing beyond character counts
-LEARNED = 0.25  # a run this far below the unigram loss learned from context
+# One line decides both words: a run more than STALLED nats below the unigram loss is outside the stall band,
+# so it learned something the character counts do not give. With one seed per variant there is no spread
+# over seeds, so each side must clear the line by the margin floor (a fifth of it): stalled runs end within
+# 0.12 nats, learned ones more than 0.18 below, which keeps a band between the two that no run may sit in.
+LEARNED = STALLED
 TRAINERS = ("pre-norm", "DeepNorm", "ReZero", "1/√L scaled")
 
 
 @pytest.fixture(scope="module")
-def result(device):
-    return snippet.measure(device, seed=0)
+def result(device, seeds):
+    return snippet.measure(device, seed=seeds.first())
 
 
 def loss(result, name: str, depth: int) -> float:
@@ -27,23 +32,23 @@ def final_ratios(result, name: str, depth: int) -> list[float]:
 @pytest.mark.claim(
     "At depth 24, post-norm trained without warm-up ends within 0.15 nats of the loss of predicting "
     "characters from their counts alone: it stalls; pre-norm, DeepNorm, ReZero and 1/√L-scaled "
-    "pre-norm each end more than 0.25 nats below that loss (one seed, 72 steps).",
+    "pre-norm each end more than 0.15 nats below that loss, outside the stall band (one seed, 72 steps).",
     page=PAGE,
 )
 def test_postnorm_without_warmup_stalls_at_depth_24(claim, result):
     unigram = result.unigram
 
     def stalled(valid_loss: float) -> None:
-        assert valid_loss > unigram - STALLED, (valid_loss, unigram)
+        below("|held-out loss − unigram loss| (nats)", abs(valid_loss - unigram), STALLED)
 
-    def learned(valid_loss: float) -> None:
-        assert valid_loss < unigram - LEARNED, (valid_loss, unigram)
+    def learned(losses: dict[str, float]) -> None:
+        for name, valid_loss in losses.items():
+            above(f"{name}: unigram loss − held-out loss (nats)", unigram - valid_loss, LEARNED)
 
     claim.check(stalled, loss(result, "post-norm", DEEP))
-    for name in TRAINERS:
-        claim.check(learned, loss(result, name, DEEP))
+    claim.check(learned, {name: loss(result, name, DEEP) for name in TRAINERS})
     claim.rejects(stalled, loss(result, "pre-norm", DEEP), because="pre-norm at the same depth")
-    claim.rejects(learned, loss(result, "post-norm", DEEP), because="post-norm without warm-up")
+    claim.rejects(learned, {"post-norm": loss(result, "post-norm", DEEP)}, because="post-norm without warm-up")
     rows = [[name, *(loss(result, name, depth) for depth in snippet.DEPTHS)] for name in snippet.VARIANTS]
     claim.record(
         table={"columns": ["variant", *(f"L = {d}" for d in snippet.DEPTHS)], "rows": rows},
@@ -80,7 +85,7 @@ def test_postnorm_warmup_does_not_rescue_depth_24(claim, result):
     unigram = result.unigram
 
     def stalled(valid_loss: float) -> None:
-        assert valid_loss > unigram - STALLED, (valid_loss, unigram)
+        below("|held-out loss − unigram loss| (nats)", abs(valid_loss - unigram), STALLED)
 
     claim.check(stalled, loss(result, "post-norm + warm-up", DEEP))
     claim.rejects(stalled, loss(result, "DeepNorm", DEEP), because="DeepNorm at the same depth, no warm-up")
@@ -97,15 +102,15 @@ def test_postnorm_warmup_does_not_rescue_depth_24(claim, result):
 
 
 @pytest.mark.claim(
-    "At depth 6 the same post-norm model trains without warm-up, ending more than 0.25 nats below the "
-    "character-count loss: post-norm's stall is an effect of depth (one seed).",
+    "At depth 6 the same post-norm model trains without warm-up, ending more than 0.15 nats below the "
+    "character-count loss, outside the stall band: post-norm's stall is an effect of depth (one seed).",
     page=PAGE,
 )
 def test_postnorm_trains_without_warmup_at_depth_6(claim, result):
     unigram = result.unigram
 
     def learned(valid_loss: float) -> None:
-        assert valid_loss < unigram - LEARNED, (valid_loss, unigram)
+        above("unigram loss − held-out loss (nats)", unigram - valid_loss, LEARNED)
 
     claim.check(learned, loss(result, "post-norm", SHALLOW))
     claim.rejects(learned, loss(result, "post-norm", DEEP), because="the same placement at depth 24")
@@ -123,14 +128,20 @@ def test_postnorm_trains_without_warmup_at_depth_6(claim, result):
     "ReZero's blocks write exactly nothing at initialisation (every block's write/stream ratio is 0); "
     "after training every block writes.",
     page=PAGE,
+    exact="a gate of exactly 0 multiplies every write by exactly 0; after training each gate has moved off 0",
 )
 def test_rezero_blocks_write_nothing_at_initialisation(claim, result):
     def silent(ratios: list[float]) -> None:
         assert all(r == 0.0 for r in ratios), max(ratios)
 
+    def writes(ratios: list[float]) -> None:
+        assert all(r > 0.0 for r in ratios), min(ratios)
+
     run = result.runs["ReZero"][DEEP]
     claim.check(silent, run.ratios[0])
+    claim.check(writes, run.ratios[-1])
     claim.rejects(silent, run.ratios[-1], because="the same model after training")
+    claim.rejects(writes, run.ratios[0], because="the same model at initialisation")
     claim.rejects(silent, result.runs["pre-norm"][DEEP].ratios[0], because="pre-norm at initialisation")
     claim.record(
         start_max=max(run.ratios[0]),
@@ -155,20 +166,22 @@ def test_write_to_stream_ratios_after_training(claim, result):
     big, small = 0.3, 0.15
 
     def writes_large(ratios: list[float]) -> None:
-        assert median(ratios) > big, median(ratios)
+        above("median over blocks of write / stream", median(ratios), big)
 
-    def writes_small(ratios: list[float]) -> None:
-        assert median(ratios) < small, median(ratios)
+    def writes_small(by_variant: dict[str, list[float]]) -> None:
+        for name, ratios in by_variant.items():
+            below(f"{name}: median over blocks of write / stream", median(ratios), small)
 
     def falls(ratios: list[float]) -> None:
-        assert ratios[-1] < ratios[0] / 3, (ratios[0], ratios[-1])
+        below("last block's write / stream ÷ the first block's", ratios[-1] / ratios[0], 1 / 3)
 
     claim.check(writes_large, final_ratios(result, "post-norm", DEEP))
-    for name in ("DeepNorm", "ReZero", "1/√L scaled"):
-        claim.check(writes_small, final_ratios(result, name, DEEP))
+    claim.check(
+        writes_small, {name: final_ratios(result, name, DEEP) for name in ("DeepNorm", "ReZero", "1/√L scaled")}
+    )
     claim.check(falls, final_ratios(result, "pre-norm", DEEP))
     claim.rejects(writes_large, final_ratios(result, "DeepNorm", DEEP), because="DeepNorm")
-    claim.rejects(writes_small, final_ratios(result, "post-norm", DEEP), because="post-norm")
+    claim.rejects(writes_small, {"post-norm": final_ratios(result, "post-norm", DEEP)}, because="post-norm")
     claim.rejects(falls, final_ratios(result, "post-norm", DEEP), because="post-norm, whose norm resets the stream")
     claim.record(
         final={name: final_ratios(result, name, DEEP) for name in snippet.VARIANTS},
