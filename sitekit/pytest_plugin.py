@@ -563,7 +563,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):  
             "claim.rejects(check, <counterfactual>, because=...)"
         )
         status = "failed"
-    cid, statement, page = _describe(item)
+    cid, statement, _ = _describe(item)
     mark = _marker(item)
     assert mark is not None
     exact = mark.kwargs.get("exact")
@@ -582,33 +582,16 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):  
             "precision written; claim.record(...) the threshold, setting or result it stands for (a bound "
             "like 'below 1e-20' too), or correct the sentence to what was measured"
         )
-    device = str(item.config.getoption("--device"))
     import torch
 
-    test_file = Path(item.path)
-    _RECORDS[cid] = {
-        "id": cid,
-        "statement": statement,
-        "page": page,
-        "snippet": str(store.snippet_for_test(test_file).relative_to(store.ROOT)),
-        "test": f"{test_file.relative_to(store.ROOT)}::{item.name}",
+    _RECORDS[cid] = _record(item, status, str(item.config.getoption("--device")), torch.__version__) | {
         "values": handle.values if handle else {},
-        "status": status,
-        "device": device,
-        "torch": torch.__version__,
-        "hash": store.code_hash(test_file, device, torch.__version__),
-        "recorded_at": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
         "duration_s": round(time.perf_counter() - item.stash.get(_START, time.perf_counter()), 3),
         "counterfactuals": handle.counterfactuals if handle else [],
-        "cpu_only": _cpu_only(item),
-        "device_independent": mark.kwargs.get("device_independent"),
         "exact": exact,
         "margins": [m.as_record() for m in handle.margins] if handle else [],
         "missed": handle.missed if handle else [],
-        "seed_set": item.config.stash[_SEED_SET],
         "error": None if status == "passed" else str(report.longrepr)[-2000:],
-        "reused": False,
-        "fingerprint": store.fingerprint(test_file, device, torch.__version__),
     }
     return report
 
@@ -616,32 +599,43 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):  
 _START = pytest.StashKey[float]()
 
 
-def _record_not_run(item: pytest.Item) -> None:
-    """The CPU record of a CUDA-only claim: what it would assert, and that no GPU has run it here."""
+def _record(item: pytest.Item, status: str, device: str, torch_version: str) -> dict[str, Any]:
+    """The parts of a claim's record that come from its marker and its files (the run adds what it saw)."""
     cid, statement, page = _describe(item)
+    mark = _marker(item)
+    assert mark is not None
     test_file = Path(item.path)
-    torch_version = store.torch_version()
-    _RECORDS[cid] = {
+    return {
         "id": cid,
         "statement": statement,
         "page": page,
         "snippet": str(store.snippet_for_test(test_file).relative_to(store.ROOT)),
         "test": f"{test_file.relative_to(store.ROOT)}::{item.name}",
         "values": {},
-        "status": NOT_RUN_CUDA,
-        "device": "cpu",
+        "status": status,
+        "device": device,
         "torch": torch_version,
-        "hash": store.code_hash(test_file, "cpu", torch_version),
+        "hash": store.code_hash(test_file, device, torch_version),
         "recorded_at": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
         "duration_s": 0.0,
         "counterfactuals": [],
-        "cuda_only": _cuda_only(item),
+        "cpu_only": mark.kwargs.get("cpu_only"),
+        "cuda_only": mark.kwargs.get("cuda_only"),
+        "device_independent": mark.kwargs.get("device_independent"),
+        "exact": mark.kwargs.get("exact"),
         "margins": [],
+        "missed": [],
+        "seed_set": item.config.stash[_SEED_SET],
         "error": None,
         "reused": False,
-        "fingerprint": store.fingerprint(test_file, "cpu", torch_version),
-        "seed_set": item.config.stash[_SEED_SET],
+        "fingerprint": store.fingerprint(test_file, device, torch_version),
     }
+
+
+def _record_not_run(item: pytest.Item) -> None:
+    """The CPU record of a CUDA-only claim: what it would assert, and that no GPU has run it here."""
+    cid = _describe(item)[0]
+    _RECORDS[cid] = _record(item, NOT_RUN_CUDA, "cpu", store.torch_version())
 
 
 def _margin_problem(item: pytest.Item, handle: Claim, exact: str | None) -> str | None:
