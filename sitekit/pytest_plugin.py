@@ -847,10 +847,12 @@ def _report(
         if ids and session.exitstatus == pytest.ExitCode.NO_TESTS_COLLECTED:
             session.exitstatus = pytest.ExitCode.OK  # everything selected was reused: nothing to run
     if recorded:
-        failed = sum(status != "passed" for status in recorded.values())
+        failed = sum(status not in ("passed", NOT_RUN_CUDA) for status in recorded.values())
+        cuda = sum(status == NOT_RUN_CUDA for status in recorded.values())
         where = path or store.results_path(str(config.getoption("--device")))
         shown = where.relative_to(store.ROOT) if where.is_relative_to(store.ROOT) else where
-        say(f"recorded {len(recorded)} claims ({failed} not passing) in {shown}")
+        also = f", {cuda} CUDA-only claims recorded as not run" if cuda else ""
+        say(f"recorded {len(recorded)} claims ({failed} not passing{also}) in {shown}")
     cache = getattr(config, "cache", None)
     if cache is not None and _FILE_SECONDS:
         cache.set(_SECONDS_KEY, {**cache.get(_SECONDS_KEY, {}), **{k: round(v, 2) for k, v in _FILE_SECONDS.items()}})
