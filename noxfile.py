@@ -196,7 +196,8 @@ def heldout(session: nox.Session) -> None:
     session.env.update(HELD_OUT, SITE_RESULTS_DIR=str(out), SITE_FRESH="1")
     workers = os.environ.get("SITE_WORKERS", "auto")
     parallel = [] if workers == "0" else ["-n", workers, "--dist", "loadfile"]
-    args = session.posargs or claim_dirs()
+    paths = [a for a in session.posargs if not a.startswith("-") and (ROOT / a.split("::")[0]).exists()]
+    args = session.posargs if paths else [*claim_dirs(), *session.posargs]  # `-- --seeds 12345` keeps every topic
     session.run(str(py), "-m", "pytest", "--device", "cpu", "-p", "no:cacheprovider", *parallel, *args, external=True)
 
 
