@@ -144,3 +144,62 @@ def test_another_seed_set_runs_other_seeds_and_says_so(tmp_path):
     assert "(seed set held-out)" in run.stdout
     bad = _run(tmp_path, "pass", "--seeds", "lucky")
     assert bad.returncode != 0 and "unknown seed set 'lucky'" in bad.stdout + bad.stderr
+
+
+CUDA_TEST = """
+import pytest
+
+from snippets.topic import demo
+
+
+def exact(deviation):
+    assert deviation == 0.0
+
+
+@pytest.mark.claim("On a GPU the zeroed block returns its input exactly.", page="page.md", exact="equality")
+def test_speaks_of_the_gpu(claim, device):
+    r = demo.measure()
+    claim.check(exact, r["zeroed"])
+    claim.rejects(exact, r["plain"], because="the plain block")
+"""
+
+
+def _mini_project(tmp_path: Path, test_source: str) -> subprocess.CompletedProcess[str]:
+    """A miniature project with this sitekit, one snippet and the given claim file, run by pytest."""
+    import shutil
+
+    shutil.copytree(ROOT / "sitekit", tmp_path / "sitekit", ignore=shutil.ignore_patterns("__pycache__"))
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "page.md").write_text("# Page\n", encoding="utf-8")
+    (tmp_path / "snippets" / "topic").mkdir(parents=True)
+    (tmp_path / "snippets" / "topic" / "demo.py").write_text(
+        'def measure():\n    return {"zeroed": 0.0, "plain": 0.25}\n', encoding="utf-8"
+    )
+    (tmp_path / "tests" / "topic").mkdir(parents=True)
+    (tmp_path / "tests" / "topic" / "test_demo.py").write_text(test_source, encoding="utf-8")
+    command = [sys.executable, "-m", "pytest", "-p", "sitekit.pytest_plugin", "-q", "-p", "no:cacheprovider"]
+    return subprocess.run(
+        [*command, "tests/topic/test_demo.py"],
+        cwd=tmp_path,
+        env={**os.environ, "PYTHONPATH": str(tmp_path), "SITE_RESULTS_DIR": str(tmp_path / "results")},
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+
+
+def test_a_cuda_sentence_in_a_cpu_claim_is_refused(tmp_path):
+    run = _mini_project(tmp_path, CUDA_TEST)
+    assert run.returncode != 0, run.stdout
+    assert "the sentence speaks of CUDA or a GPU, which a CPU run cannot verify" in run.stdout + run.stderr
+
+
+def test_a_cuda_only_claim_is_recorded_on_cpu_as_not_run_and_never_as_a_pass(tmp_path):
+    marked = CUDA_TEST.replace('exact="equality")', 'exact="equality", cuda_only="the block on a GPU")')
+    run = _mini_project(tmp_path, marked)
+    assert run.returncode == 5, run.stdout + run.stderr  # pytest's "no tests ran": it is not counted as a pass
+    assert "1 CUDA-only claims recorded as not run" in run.stdout
+    import json
+
+    record = json.loads((tmp_path / "results" / "cpu.json").read_text(encoding="utf-8"))["claims"]["speaks_of_the_gpu"]
+    assert record["status"] == "not run: CUDA only" and record["values"] == {} and record["margins"] == []
