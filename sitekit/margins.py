@@ -208,10 +208,14 @@ def between(what: str, values: float | Sequence[float], low: float, high: float)
     return above(f"{what} (low side)", values, low), below(f"{what} (high side)", values, high)
 
 
+def relative(m: dict[str, Any]) -> float:
+    """A margin record's relative margin (JSON keeps ±inf, a sign check's, as the text 'inf')."""
+    return float(m["relative"])
+
+
 def describe(m: dict[str, Any]) -> str:
     """A margin record in words: 'passes by 38 % (worst 1.38× the threshold; 4.1 spreads)'."""
-    rel = m["relative"]
-    rel = float(rel) if not isinstance(rel, str) else float(rel.strip("'"))
+    rel = relative(m)
     t, worst = m["threshold"], m["worst"]
     if not math.isfinite(rel):
         head = "clears a threshold of zero"
@@ -238,9 +242,4 @@ def _times(ratio: float) -> str:
 
 def thinnest(margins: list[dict[str, Any]]) -> dict[str, Any] | None:
     """The margin of a claim nearest its threshold (relative), or None without margins."""
-
-    def rel(m: dict[str, Any]) -> float:
-        v = m["relative"]
-        return float(v.strip("'")) if isinstance(v, str) else float(v)
-
-    return min(margins, key=rel) if margins else None
+    return min(margins, key=relative) if margins else None

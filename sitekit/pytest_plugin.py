@@ -93,7 +93,6 @@ def pytest_configure(config: pytest.Config) -> None:
         config.stash[_SEED_SET] = margins_mod.chosen_seed_set(config.getoption("--seeds"))
     except margins_mod.SeedSetError as e:
         raise pytest.UsageError(str(e)) from None
-    _RUN_SEED_SET[:] = [config.stash[_SEED_SET]]
     if os.environ.get("SITE_THREADS"):  # CI's second condition: a fixed thread count
         import torch
 
@@ -312,7 +311,6 @@ def seeds(pytestconfig: pytest.Config) -> margins_mod.Seeds:
 
 
 _SEED_SET = pytest.StashKey[str]()
-_RUN_SEED_SET: list[str] = []
 
 
 @pytest.fixture(scope="session")
@@ -564,10 +562,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):  
         )
         status = "failed"
     cid, statement, _ = _describe(item)
-    mark = _marker(item)
-    assert mark is not None
-    exact = mark.kwargs.get("exact")
-    problem = _margin_problem(item, handle, exact) if status == "passed" and handle is not None else None
+    problem = _margin_problem(item, handle) if status == "passed" and handle is not None else None
     if problem:
         report.outcome = status = "failed"
         report.longrepr = problem
@@ -588,7 +583,6 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):  
         "values": handle.values if handle else {},
         "duration_s": round(time.perf_counter() - item.stash.get(_START, time.perf_counter()), 3),
         "counterfactuals": handle.counterfactuals if handle else [],
-        "exact": exact,
         "margins": [m.as_record() for m in handle.margins] if handle else [],
         "missed": handle.missed if handle else [],
         "error": None if status == "passed" else str(report.longrepr)[-2000:],
@@ -638,18 +632,18 @@ def _record_not_run(item: pytest.Item) -> None:
     _RECORDS[cid] = _record(item, NOT_RUN_CUDA, "cpu", store.torch_version())
 
 
-def _margin_problem(item: pytest.Item, handle: Claim, exact: str | None) -> str | None:
-    """Why a passing claim's margins do not meet the contract, or None (see sitekit.margins)."""
+def _margin_problem(item: pytest.Item, handle: Claim) -> str | None:
+    """Why a passing claim's margins (or its device) do not meet the contract, or None (see sitekit.margins)."""
     where = item.nodeid
-    if "device" not in getattr(item, "fixturenames", ()) and not _marker(item).kwargs.get(  # type: ignore[union-attr]
-        "device_independent"
-    ):
+    mark = _marker(item)
+    assert mark is not None
+    if "device" not in getattr(item, "fixturenames", ()) and not mark.kwargs.get("device_independent"):
         return (
             f"{where}: the claim never asks for the `device` fixture, so its outcome cannot depend on the device; "
             'mark it device_independent="<why>" (a GPU run must not count it as verified there), or run its '
             "measurement on `device`"
         )
-    if exact:
+    if mark.kwargs.get("exact"):
         return None
     if not handle.margins:
         return (
@@ -672,8 +666,8 @@ def _margin_problem(item: pytest.Item, handle: Claim, exact: str | None) -> str 
     return None
 
 
-def provenance(device: str) -> dict[str, Any]:
-    """Where and with what the claims ran."""
+def provenance(device: str, seed_set: str | None = None) -> dict[str, Any]:
+    """Where and with what the claims ran (and on which seed set, for a claim run)."""
     import torch
 
     info: dict[str, Any] = {
@@ -685,9 +679,10 @@ def provenance(device: str) -> dict[str, Any]:
         "cpu": _cpu_model(),
         "threads": torch.get_num_threads(),
         "cpu_capability": torch.backends.cpu.get_cpu_capability(),
-        "seed_set": _RUN_SEED_SET[0] if _RUN_SEED_SET else "tuned",
         "date": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
     }
+    if seed_set is not None:
+        info["seed_set"] = seed_set
     if device == "cuda":
         info.update(
             gpu=torch.cuda.get_device_name(0),
@@ -758,7 +753,7 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
     config = session.config
     device = str(config.getoption("--device"))
     record = bool(_RECORDS) and not config.getoption("--no-record")
-    path = store.merge(device, dict(_RECORDS), provenance(device)) if record else None
+    path = store.merge(device, dict(_RECORDS), provenance(device, config.stash[_SEED_SET])) if record else None
     if hasattr(config, "workerinput"):  # an xdist worker: hand the controller what it saw
         config.workeroutput["sitekit"] = {
             "calls": [[module, args, n] for (module, args), n in _CALLS.items()],
@@ -797,19 +792,13 @@ def _report_margins(thinnest: dict[str, dict[str, Any]], seed_set: str, count: i
     if not thinnest:
         return
 
-    def rel(m: dict[str, Any]) -> float:
-        return float(str(m["relative"]).strip("'"))
-
-    ranked = sorted(thinnest.items(), key=lambda kv: rel(kv[1]))[:count]
+    ranked = sorted(thinnest.items(), key=lambda kv: margins_mod.relative(kv[1]))[:count]
     _LINES.append((f"thinnest margins of {len(thinnest)} statistical claims (seed set {seed_set}):", {}))
     for cid, m in ranked:
-        _LINES.append(
-            (
-                f"  {100 * rel(m):8.1f} %  {cid}: {m['what']} {m['op']} {m['threshold']:.4g}, worst {m['worst']:.4g}"
-                + (f", {m['spreads']:.3g} spreads" if isinstance(m.get("spreads"), float) else ""),
-                {},
-            )
-        )
+        line = f"  {100 * margins_mod.relative(m):8.1f} %  {cid}: {m['what']} {m['op']} {m['threshold']:.4g}"
+        line += f", worst {m['worst']:.4g}"
+        line += f", {m['spreads']:.3g} spreads" if isinstance(m.get("spreads"), float) else ""
+        _LINES.append((line, {}))
 
 
 def _report(

@@ -41,7 +41,7 @@ from typing import Any
 
 from sitekit import contract
 from sitekit.claims import ROOT, Claim, ClaimError
-from sitekit.margins import describe, thinnest
+from sitekit.margins import describe, relative, thinnest
 
 MACRO = re.compile(r"\{\{\s*(?P<name>[a-z_]+)\((?P<args>.*?)\)\s*\}\}")
 
@@ -347,7 +347,7 @@ def margin_cell(c: Claim) -> str:
     m = thinnest(getattr(c, "margins", None) or [])
     if m is None:
         return "—"
-    rel = float(str(m["relative"]).strip("'"))
+    rel = relative(m)
     if not math.isfinite(rel):
         return "sign"
     if m["op"] == ">" and m["threshold"] > 0 and rel >= 1:

@@ -3,16 +3,12 @@
 from __future__ import annotations
 
 import functools
-import os
-import shutil
-import subprocess
-import sys
 
 import pytest
 
 from sitekit.claim_numbers import sentence_numbers, unbound
-from sitekit.claims import ROOT
 from sitekit.pytest_plugin import Claim
+from tests.contract import miniature
 
 
 class Item:
@@ -177,24 +173,8 @@ def test_says_what_it_recorded(claim, device):
 
 def test_a_claim_whose_sentence_states_an_unrecorded_number_fails_with_the_fix(tmp_path):
     """A miniature project with this sitekit, one snippet and two claims, run by pytest in a subprocess."""
-    shutil.copytree(ROOT / "sitekit", tmp_path / "sitekit", ignore=shutil.ignore_patterns("__pycache__"))
-    (tmp_path / "docs").mkdir()
-    (tmp_path / "docs" / "page.md").write_text("# Page\n", encoding="utf-8")
-    (tmp_path / "snippets" / "topic").mkdir(parents=True)
-    (tmp_path / "snippets" / "topic" / "demo.py").write_text(
-        'def measure():\n    return {"zeroed": 0.0, "plain": 0.25, "ratio": 1.9990}\n', encoding="utf-8"
-    )
-    (tmp_path / "tests" / "topic").mkdir(parents=True)
-    (tmp_path / "tests" / "topic" / "test_demo.py").write_text(MINI_TEST, encoding="utf-8")
-    command = [sys.executable, "-m", "pytest", "-p", "sitekit.pytest_plugin", "--no-record", "-q", "-rf"]
-    out = subprocess.run(
-        [*command, "-p", "no:cacheprovider", "tests/topic/test_demo.py"],
-        cwd=tmp_path,
-        env={**os.environ, "PYTHONPATH": str(tmp_path)},
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    measured = '{"zeroed": 0.0, "plain": 0.25, "ratio": 1.9990}'
+    out = miniature.run(tmp_path, MINI_TEST, measured, "--no-record", "-rf")
     assert "1 failed, 1 passed" in out.stdout, out.stdout + out.stderr
     assert "FAILED tests/topic/test_demo.py::test_says_what_it_did_not_record" in out.stdout
     assert "the sentence states 1.9995, which no recorded value shows at the precision written" in out.stdout

@@ -18,6 +18,7 @@ import pytest
 from sitekit import margins
 from sitekit.claims import ROOT
 from sitekit.pytest_plugin import Claim, _margin_problem
+from tests.contract import miniature
 
 
 def test_above_and_below_measure_the_worst_value_relative_to_the_threshold():
@@ -69,10 +70,10 @@ def _item(**kwargs):
 
 def test_a_statistical_claim_without_margins_or_under_the_floor_is_refused_and_an_exact_one_is_not():
     claim = Claim(SimpleNamespace(nodeid="x"))  # type: ignore[arg-type]
-    assert "reports no margin" in _margin_problem(_item(page="p"), claim, None)
-    assert _margin_problem(_item(page="p", exact="bit-for-bit"), claim, "bit-for-bit") is None
+    assert "reports no margin" in _margin_problem(_item(page="p"), claim)
+    assert _margin_problem(_item(page="p", exact="bit-for-bit"), claim) is None
     claim.check(lambda v: margins.below("error", v, 1.0), [0.9])
-    problem = _margin_problem(_item(page="p"), claim, None)
+    problem = _margin_problem(_item(page="p"), claim)
     assert "must clear each threshold by 20%" in problem and "never move the threshold" in problem
 
 
@@ -80,10 +81,10 @@ def test_a_claim_that_never_asks_for_the_device_must_say_it_is_device_independen
     claim = Claim(SimpleNamespace(nodeid="x"))  # type: ignore[arg-type]
     item = _item(page="p", exact="a count")
     item.fixturenames = ["claim"]
-    assert "device_independent" in _margin_problem(item, claim, "a count")
+    assert "device_independent" in _margin_problem(item, claim)
     item = _item(page="p", exact="a count", device_independent="it counts parameters")
     item.fixturenames = ["claim"]
-    assert _margin_problem(item, claim, "a count") is None
+    assert _margin_problem(item, claim) is None
 
 
 def test_seed_sets_are_named_or_integer_bases_and_a_bad_one_is_refused():
@@ -165,27 +166,7 @@ def test_speaks_of_the_gpu(claim, device):
 
 
 def _mini_project(tmp_path: Path, test_source: str) -> subprocess.CompletedProcess[str]:
-    """A miniature project with this sitekit, one snippet and the given claim file, run by pytest."""
-    import shutil
-
-    shutil.copytree(ROOT / "sitekit", tmp_path / "sitekit", ignore=shutil.ignore_patterns("__pycache__"))
-    (tmp_path / "docs").mkdir()
-    (tmp_path / "docs" / "page.md").write_text("# Page\n", encoding="utf-8")
-    (tmp_path / "snippets" / "topic").mkdir(parents=True)
-    (tmp_path / "snippets" / "topic" / "demo.py").write_text(
-        'def measure():\n    return {"zeroed": 0.0, "plain": 0.25}\n', encoding="utf-8"
-    )
-    (tmp_path / "tests" / "topic").mkdir(parents=True)
-    (tmp_path / "tests" / "topic" / "test_demo.py").write_text(test_source, encoding="utf-8")
-    command = [sys.executable, "-m", "pytest", "-p", "sitekit.pytest_plugin", "-q", "-p", "no:cacheprovider"]
-    return subprocess.run(
-        [*command, "tests/topic/test_demo.py"],
-        cwd=tmp_path,
-        env={**os.environ, "PYTHONPATH": str(tmp_path), "SITE_RESULTS_DIR": str(tmp_path / "results")},
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    return miniature.run(tmp_path, test_source, '{"zeroed": 0.0, "plain": 0.25}')
 
 
 def test_a_cuda_sentence_in_a_cpu_claim_is_refused(tmp_path):
