@@ -26,6 +26,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from typing import Any
 
 _SUP = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁻", "0123456789-")
@@ -43,7 +44,10 @@ Match = Callable[[float], bool]
 
 
 def _close(a: float, b: float, decimals: int) -> bool:
-    return abs(round(a, decimals) - b) < 10.0 ** -(decimals + 6)
+    """Whether `a` prints as `b` at `decimals` decimals: a in [b - h, b + h) for half a unit h (no ties to even)."""
+    h = 0.5 * 10.0**-decimals
+    eps = 10.0 ** -(decimals + 9) * max(1.0, abs(b))
+    return b - h - eps <= a < b + h - eps
 
 
 def _word_before(text: str) -> str:
@@ -73,9 +77,139 @@ def _is_year(text: str, start: int, value: float, literal: str) -> bool:
     return word in ("in", "of") or text[:start].endswith("(") or bool(re.fullmatch(r"[A-Z][A-Za-z]*", word))
 
 
+# A number after one of these is a bound the check asserts, not a reading: it binds to an asserted threshold.
+_COMPARATIVE = re.compile(
+    r"(?:\b(?:under|below|above|exceeds?|exceeding|beyond|within|(?:more|less|fewer|greater|smaller|larger|lower|"
+    r"higher|no more|no less) than|at (?:least|most)|none over|none under)|[<>≤≥])\s*(?:a factor (?:of )?)?$",
+    re.I,
+)
+_EXACTLY = re.compile(r"\bexactly\s*$", re.I)
+
+
+@dataclass(frozen=True)
+class Quantity:
+    """A number a claim's sentence states: its text, a test that a value shows it, and what must show it."""
+
+    shown: str
+    match: Match
+    bound: bool  # after "below", "more than", "within"...: only a threshold the check asserted binds it
+    exactly: bool = False  # after "exactly": only an equal value binds it
+
+
+def sentence_quantities(text: str) -> Iterator[Quantity]:
+    """Each quantity the sentence states, in digits or in words (see the module's rules)."""
+    text = text.replace("\u2009", " ").replace("\u00a0", " ")
+    for shown, match, start in _digit_numbers(text):
+        before = text[:start]
+        exactly = bool(_EXACTLY.search(before))
+        if exactly:
+            target = _first_value(shown)
+            match = (
+                (lambda v, t=target: math.isclose(abs(v), t, rel_tol=1e-12, abs_tol=1e-300))
+                if target is not None
+                else match
+            )
+        yield Quantity(shown, match, bound=bool(_COMPARATIVE.search(before)), exactly=exactly)
+    for m in _SPELLED.finditer(text):
+        value = _spelled_value(m[0])
+        if value is None:
+            continue
+        before = text[: m.start()]
+        # A count or a multiple in words is written to the unit ("doubles" is 2); a fraction in words to two
+        # significant figures ("one sixth" is 0.17).
+        match = _plain(value, 0) if value >= 1 else _two_figures(value)
+        yield Quantity(m[0], match, bound=bool(_COMPARATIVE.search(before)) or "magnitude" in m[0].lower())
+
+
 def sentence_numbers(text: str) -> Iterator[tuple[str, Match]]:
     """Each quantity the sentence states, as (its text, a test that a recorded number shows it)."""
-    text = text.replace("\u2009", " ").replace("\u00a0", " ")
+    for q in sentence_quantities(text):
+        yield q.shown, q.match
+
+
+def _equal(target: float) -> Match:
+    return lambda v: math.isclose(abs(v), target, rel_tol=1e-12, abs_tol=1e-300)
+
+
+def _two_figures(target: float) -> Match:
+    return lambda v: v != 0 and f"{abs(v):.2g}" == f"{target:.2g}"
+
+
+def _first_value(shown: str) -> float | None:
+    m = re.match(r"[-−+]?(\d[\d,]*)(\.\d+)?(?:e([-−+]?\d+))?", shown)
+    if not m:
+        return None
+    v = float(m.group(1).replace(",", "") + (m.group(2) or ""))
+    return v * 10.0 ** int(m.group(3).replace("−", "-")) if m.group(3) else v
+
+
+# Numbers in words (a claim's sentence states "one sixth" or "six deletions" as surely as "1/6" or "6").
+_CARDINALS = {
+    w: i
+    for i, w in enumerate(
+        [
+            "zero",
+            "one",
+            "two",
+            "three",
+            "four",
+            "five",
+            "six",
+            "seven",
+            "eight",
+            "nine",
+            "ten",
+            "eleven",
+            "twelve",
+            "thirteen",
+            "fourteen",
+            "fifteen",
+            "sixteen",
+            "seventeen",
+            "eighteen",
+            "nineteen",
+            "twenty",
+        ]
+    )
+} | {"thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "hundred": 100, "thousand": 1000, "million": 1e6}
+_ORDINAL_PARTS = {
+    "half": 2, "halves": 2, "third": 3, "thirds": 3, "quarter": 4, "quarters": 4, "fifth": 5, "fifths": 5,
+    "sixth": 6, "sixths": 6, "seventh": 7, "eighth": 8, "ninth": 9, "tenth": 10, "tenths": 10,
+}  # fmt: skip
+_MULTIPLES = {
+    "twice": 2, "doubles": 2, "doubled": 2, "double": 2, "thrice": 3, "triples": 3, "tripled": 3,
+    "triple": 3, "quadruples": 4, "quadrupled": 4, "quadruple": 4, "halves": 0.5, "halved": 0.5, "halve": 0.5,
+}  # fmt: skip
+_CARDINAL_WORDS = "|".join(w for w in _CARDINALS if w not in ("zero", "one"))
+_SPELLED = re.compile(
+    r"\b(?:(?:an?|one|two|three)[- ])?(?:half|halves|thirds?|quarters?|fifths?|sixths?|sevenths?|eighths?|ninths?|"
+    r"tenths?)\b(?! as\b)"
+    rf"|\b(?:{_CARDINAL_WORDS})(?:[- ]?fold)?\b"
+    r"|\b(?:an|one|two|three) orders? of magnitude\b"
+    r"|\b(?:twice|thrice|doubles|doubled|triples|tripled|quadruples|quadrupled)\b",
+    re.I,
+)
+
+
+def _spelled_value(words: str) -> float | None:
+    """The value of a number in words: "one sixth" 1/6, "half" 0.5, "six" 6, "ten-fold" 10, "twice" 2."""
+    w = words.lower().replace("-", " ").split()
+    if w[-1] == "magnitude":
+        return 10.0 ** {"an": 1, "one": 1, "two": 2, "three": 3}[w[0]]
+    if w[-1] in _MULTIPLES and len(w) == 1:
+        return float(_MULTIPLES[w[-1]])
+    if w[-1] == "fold" or w[-1].endswith("fold"):
+        base = w[0].removesuffix("fold")
+        return float(_CARDINALS[base]) if base in _CARDINALS else None
+    if w[-1] in _ORDINAL_PARTS or w[-1].rstrip("s") in _ORDINAL_PARTS:
+        den = _ORDINAL_PARTS.get(w[-1]) or _ORDINAL_PARTS[w[-1].rstrip("s")]
+        num = 1 if len(w) == 1 or w[0] in ("a", "an", "one") else _CARDINALS.get(w[0], 1)
+        return num / den
+    return float(_CARDINALS[w[0]]) if w[0] in _CARDINALS else None
+
+
+def _digit_numbers(text: str) -> Iterator[tuple[str, Match, int]]:
+    """Each quantity written in digits: (its text, its test, where it starts)."""
     spans = list(_NUMBER.finditer(text))
     skip: set[int] = set()
     for i, m in enumerate(spans):
@@ -106,32 +240,30 @@ def sentence_numbers(text: str) -> Iterator[tuple[str, Match]]:
         ):
             skip.add(i + 1)
             num, den = value, float(nxt.group("int").replace(",", "") + (nxt.group("frac") or ""))
-            parts = [_plain(num, max(len(frac) - 1, 0), ""), _plain(den, max(len(nxt.group("frac") or "") - 1, 0), "")]
 
-            def quotient(v: float, q: float = num / den, parts: list[Match] = parts) -> bool:
+            def quotient(v: float, q: float = num / den) -> bool:
                 return math.isclose(abs(v), q, rel_tol=1e-6)
 
-            whole = text[start : nxt.end()]
-            yield whole, _either(quotient, parts)
+            yield text[start : nxt.end()], quotient, start
             continue
         if m.group("exp") is not None or m.group("sup"):
             exponent = int((m.group("exp") or m.group("sup").translate(_SUP)).replace("−", "-"))
             if m.group("sup"):
                 target = value**exponent
                 if value == 10:
-                    yield shown, _order(exponent)
+                    yield shown, _order(exponent), start
                 else:
-                    yield shown, lambda v, t=target: math.isclose(abs(v), t, rel_tol=1e-9)
+                    yield shown, lambda v, t=target: math.isclose(abs(v), t, rel_tol=1e-9), start
                 continue
             if value == 1 and not frac:
-                yield shown, _order(exponent)
+                yield shown, _order(exponent), start
                 continue
             digits = len(literal.lstrip("0") + frac.lstrip(".")) - 1
             target = value * 10.0**exponent
-            yield shown, lambda v, t=target, s=digits: v != 0 and float(f"{abs(v):.{s}e}") == float(f"{t:.{s}e}")
+            yield shown, lambda v, t=target, s=digits: v != 0 and float(f"{abs(v):.{s}e}") == float(f"{t:.{s}e}"), start
             continue
         unit = re.match(r"\s*(%|M\b|billion|GB|GiB|MiB|k\b)", text[m.end() :])
-        yield shown, _plain(value, len(frac) - 1 if frac else 0, unit.group(1) if unit else "")
+        yield shown, _plain(value, len(frac) - 1 if frac else 0, unit.group(1) if unit else ""), start
 
 
 def _plain(value: float, decimals: int, unit: str = "") -> Match:
@@ -149,21 +281,8 @@ def _plain(value: float, decimals: int, unit: str = "") -> Match:
 
 
 def _order(exponent: int) -> Match:
-    return lambda v: v != 0 and round(math.log10(abs(v))) == exponent
-
-
-def _either(whole: Match, parts: list[Match]) -> Match:
-    # The quotient matches one recorded number; the parts may match two different ones.
-    state = [False, False]
-
-    def match(v: float) -> bool:
-        if whole(v):
-            return True
-        for j, part in enumerate(parts):
-            state[j] = state[j] or part(v)
-        return all(state)
-
-    return match
+    """A power of ten matches a value that prints as it at one significant figure (3e-12 is not 1e-12)."""
+    return lambda v: v != 0 and float(f"{abs(v):.0e}") == float(f"1e{exponent}")
 
 
 def recorded_numbers(value: Any) -> Iterator[float]:
@@ -181,7 +300,18 @@ def recorded_numbers(value: Any) -> Iterator[float]:
             yield from recorded_numbers(v)
 
 
-def unbound(statement: str, values: dict[str, Any]) -> list[str]:
-    """The quantities a claim's sentence states that none of its recorded numbers shows."""
-    numbers = list(recorded_numbers(values))
-    return [shown for shown, match in sentence_numbers(statement) if not any(match(v) for v in numbers)]
+def unbound(statement: str, values: dict[str, Any], asserted: list[float] | None = None) -> list[str]:
+    """The quantities a claim's sentence states that nothing the check measured or asserted shows.
+
+    A bound ("below 1e-6", "more than 3") is bound only by a threshold the check asserted (`asserted`, from
+    sitekit.margins): a recorded copy of the bound would let the check be loosened under the sentence.
+    Any other quantity is bound by a recorded value or an asserted threshold, at the precision written.
+    """
+    thresholds = [float(t) for t in asserted or [] if isinstance(t, (int, float)) and math.isfinite(t)]
+    numbers = list(recorded_numbers(values)) + thresholds
+    out = []
+    for q in sentence_quantities(statement):
+        pool = thresholds if q.bound else numbers
+        if not any(q.match(v) for v in pool):
+            out.append(q.shown + (" (a bound: assert it through sitekit.margins)" if q.bound else ""))
+    return out

@@ -201,6 +201,9 @@ class Claim:
     margins: list[dict[str, Any]] | None = None  # how far each asserted threshold was cleared (sitekit.margins)
     missed: list[dict[str, Any]] | None = None  # how far each counterfactual missed
     seed_set: str = "tuned"  # the seed set it ran on
+    identity: str | None = None  # why it holds by construction (the code does what the algebra says): not evidence
+    alternatives: list[dict[str, Any]] | None = None  # the runs each counterfactual came from (sitekit.runs)
+    asserted_keys: list[str] | None = None  # recorded values the check asserted; the rest are readings
 
     @property
     def test_file(self) -> Path:

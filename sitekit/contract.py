@@ -142,7 +142,54 @@ def check_page(page: Path, text: str | None = None, root: Path = ROOT) -> list[s
                     f"{where}: {inc.path} has no section {inc.section!r}. Mark it in the file with "
                     f"`# --8<-- [start:{inc.section}]` ... `# --8<-- [end:{inc.section}]`."
                 )
+                continue
+        if inc.path.endswith(".py"):
+            problems.extend(f"{where}: {p}" for p in result_comments(target, inc.section))
     return problems
+
+
+# A listing's comment that states what the code produces ("~1e-33", "-> 0.47", "prints 3.7") is a measured
+# number typed by hand: the page fills it in from the claim that measures it instead.
+RESULT_COMMENT = re.compile(
+    r"(?:~|≈|\babout\b|\broughly\b|\baround\b|\bapprox\w*|\bprints?\b|\bgives\b|\breturns\b|->|→|=>)\s*"
+    r"(?:[a-z ]{0,12}\s)?(?P<num>[-−+]?\d[\d.,]*(?:e[-+]?\d+)?)",
+    re.I,
+)
+
+
+def result_comments(path: Path, section: str | None) -> list[str]:
+    """Comments in a listing (one section, or the whole file) that state a result in digits."""
+    import io
+    import tokenize
+
+    lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
+    inside = section is None
+    keep: list[tuple[int, str]] = []
+    for n, row in enumerate(lines, start=1):
+        m = SECTION.search(row)
+        if m and m["name"] == section:
+            inside = m["kind"] == "start"
+            continue
+        if inside:
+            keep.append((n, row))
+    out = []
+    source = "".join(row for _, row in keep)
+    numbers = [n for n, _ in keep]
+    try:
+        tokens = list(tokenize.generate_tokens(io.StringIO(source).readline))
+    except (tokenize.TokenError, SyntaxError):
+        return []
+    for tok in tokens:
+        if tok.type != tokenize.COMMENT:
+            continue
+        for m in RESULT_COMMENT.finditer(tok.string):
+            if m["num"] not in ("0", "1"):
+                line = numbers[tok.start[0] - 1] if tok.start[0] - 1 < len(numbers) else "?"
+                out.append(
+                    f"the listing comment at {_rel(path)}:{line} states a result, {m[0].strip()!r}: a reader takes it "
+                    "for a measurement. Say it in the page's prose from the claim that records it, or drop the number"
+                )
+    return out
 
 
 NOT_A_LISTING = "# site: not-a-listing"

@@ -25,7 +25,7 @@ import math
 import os
 import statistics
 from collections.abc import Iterator, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 FLOOR_RELATIVE = 0.2  # the worst value clears its threshold by at least 20 % of the threshold...
@@ -102,6 +102,7 @@ class Margin:
     spread: float | None  # standard deviation of the values (None under MIN_SPREAD_N values)
     spreads: float | None  # |worst − threshold| in units of that spread (None where the spread is 0 or None)
     passed: bool
+    values: tuple[float, ...] = field(default=(), repr=False, compare=False)  # what was checked (not recorded)
 
     @property
     def clears_floor(self) -> bool:
@@ -113,6 +114,7 @@ class Margin:
 
     def as_record(self) -> dict[str, Any]:
         out = asdict(self)
+        del out["values"]
         for key in ("relative", "spreads"):
             if isinstance(out[key], float) and not math.isfinite(out[key]):
                 out[key] = repr(out[key])
@@ -163,6 +165,7 @@ def margin(what: str, op: str, values: float | Sequence[float], threshold: float
         spread=spread,
         spreads=spreads,
         passed=passed,
+        values=tuple(xs),
     )
 
 

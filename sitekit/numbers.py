@@ -99,13 +99,22 @@ MARKUP = [
     re.compile(r"&#?\w+;"),  # HTML entities
 ]
 CONSTANTS = ("0", "1", "0.0", "1.0")  # the zero and the identity
+# A title, alt or aria-label attribute is text a reader sees or hears.
+ATTRIBUTE = re.compile(r"""\b(?:title|alt|aria-label|data-tooltip)\s*=\s*(?P<q>["'])(?P<text>.*?)(?P=q)""")
+# A lowercase word joined to a number is a setting, not a name (depth-56, width-4096, batch-256); so is x10.
+VALUE_NAME = re.compile(r"\b(?!top-|fp-|int-|ln-|log-)[a-z]+-\d+(?:\.\d+)?\b(?!-)|\b[x×]\d+(?:\.\d+)?\b")
+UNICODE_FRACTION = re.compile(r"[½⅓⅔¼¾⅕⅖⅗⅘⅙⅚⅐⅛⅜⅝⅞⅑⅒]")
+# A code span holding only a number is a value quoted in prose, not code.
+NUMERIC_CODE = re.compile(r"(`+)\s*(?P<num>[-−+]?\d[\d_]*(?:\.\d+)?(?:e[-+]?\d+)?)\s*\1")
 NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 # Names: a word with hyphen-joined parts (ResNet-50-2, CIFAR-10, top-1), or digits inside a word (float32).
 NAME = re.compile(r"\b[A-Za-z]\w*(?:-\w+)+|\b[A-Za-z_]\w*\d\w*")
 LOCATOR = re.compile(
-    r"(?:\b(?:tables?|figs?\.|figures?|eqs?\.|equations?|sections?|sec\.|pp?\.|pages?|parts?|chapters?|"
-    r"appendix|algorithm|version|lemma|theorem|rules?|takeaways?|questions?|labs?)\s+|§\s*)"
-    r"\d+(?:\.\d+)*(?:\s*(?:[–-]|,|and|&)\s*(?:§\s*)?\d+(?:\.\d+)*)*",
+    r"(?:\b(?:tables?|figs?\.|figures?|eqs?\.|equations?|sections?|sec\.|pp?\.|pages?|chapters?|"
+    r"appendix|algorithm|lemma|theorem)\s+|§\s*)"
+    r"\d+(?:\.\d+)*(?:\s*(?:[–-]|,|and|&)\s*(?:§\s*)?\d+(?:\.\d+)*)*"
+    # the site's own numbered lists (its parts, labs, rules, takeaways, questions) hold at most twenty items
+    r"|\b(?:parts?|rules?|takeaways?|questions?|labs?)\s+(?:1?\d|20)\b(?:\s*(?:[–-]|,|and|&)\s*(?:1?\d|20)\b)*",
     re.I,
 )
 # A part's or a question's ordinal before its title: "[6 · Depth versus width](...)", "??? question \"4. ...".
@@ -117,13 +126,16 @@ MONTHS = "January|February|March|April|May|June|July|August|September|October|No
 YEAR = r"(?:19|20)\d\d[a-z]?"
 PREPOSITIONS = "In|Before|After|Around|Since|By|Until|From|During|Through|Of|To|At|On"  # "Before 2015" dates an event
 CITED_YEAR = re.compile(
-    rf"(?:(?:(?:et\s+)?al\.|&|and|'s)\s+|(?:{MONTHS})\s+|(?<=\()|\b(?!{PREPOSITIONS}\b)[A-Z][\w'’-]*\s+|, )({YEAR})\b"
+    rf"(?:(?:(?:et\s+)?al\.,?|&|and|'s)\s+|(?:(?<=& )|(?<=and ))[A-Z][\w'’-]*\s+|(?:{MONTHS})\s+|"
+    rf"(?<=\()(?=\d{{4}}[a-z]?[);,])|"
+    rf"\b(?!{PREPOSITIONS}\b)(?:[A-Z][\w'’-]*[A-Z][\w'’-]*|[A-Z][a-z]+(?=\s+{YEAR}[a-z]?[);,]))\s+|"
+    rf", (?=\d{{4}}[a-z]?[);,]))({YEAR})\b"
 )
 # In math, a number standing alone as a value after a relation is a measurement or a setting.
 MATH_VALUE = re.compile(
     r"(?:=|\\approx|\\sim|\\simeq|<|>|\\le|\\ge|\\leq|\\geq|\\lt|\\gt)\s*"
     r"(?P<num>10\^\{?-?\d+\}?|-?\d+(?:\.\d+)?(?:\s*\\times\s*10\^\{?-?\d+\}?)?)"
-    r"\s*(?:$|[,;.)]|\\[,;!: ]|\\q?quad|\\text|\\mathrm)"
+    r"\s*(?:$|[,;.)]|\\[,;!: ]|\\q?quad|\\text|\\mathrm|\\pm|\\mp)"
 )
 
 
@@ -152,9 +164,20 @@ def _blank_all(pattern: re.Pattern[str], text: str, group: int = 0) -> str:
     return text
 
 
+MATH_NOISE = re.compile(
+    r"\\(?:frac|tfrac|dfrac|times|cdot|pm|mp|left|right|approx|sim|,|;|!|:|quad|qquad)|[{}\s()\[\]^_/+−\-×·]"
+)
+MATH_NUMBER = re.compile(r"\d+(?:\.\d+)?")
+
+
 def _math_values(math: str) -> list[str]:
-    """Values in math: a number alone after a relation, other than the zero and the identity (0, 1)."""
-    out = []
+    """Values in math: a number alone after a relation or beside ±, and a formula of numbers alone
+    (`\\(1/18\\)`, `\\(3\\times\\)`, `\\(10^{-3}\\)`), other than the zero and the identity (0, 1)."""
+    relation = re.search(r"[=<>]|\\(?:approx|sim|simeq|le|ge|leq|geq|lt|gt|neq|propto)\b", math)
+    if not relation and re.search(r"\d", math) and not MATH_NOISE.sub("", math).strip(".,;0123456789"):
+        numbers = MATH_NUMBER.findall(math)
+        return [] if all(n in CONSTANTS for n in numbers) else [n for n in numbers if n not in CONSTANTS]
+    out = [m[1] for m in re.finditer(r"\\(?:pm|mp)\s*(\d+(?:\.\d+)?)", math) if m[1] not in CONSTANTS]
     for m in MATH_VALUE.finditer(math):
         left = re.split(r"[,;]|\\quad|=|\\approx", math[: m.start()])[-1]
         arithmetic = not re.search(r"[A-Za-z]", re.sub(r"\\(?:cdot|times|frac|tfrac|left|right)", "", left))
@@ -173,12 +196,17 @@ def scan(text: str, math: bool = True) -> list[str]:
             return " " * len(m[0])
 
         text = MATH.sub(take_math, text)
+    for attr in ATTRIBUTE.finditer(text):  # a title or alt text is read (or heard) like prose
+        found.extend(scan(attr["text"], math=False))
     for pattern in MARKUP:
         text = _blank_all(pattern, text)
     for pattern in (ARXIV, LOCATOR, ORDINAL, KERNEL):
         text = _blank_all(pattern, text)
     text = _blank_all(CITED_YEAR, text, 1)
     words = spelled(text)  # before names are blanked: `ten-fold` is a quantity, not a name
+    found.extend(m[0] for m in VALUE_NAME.finditer(text))  # depth-56, width-4096, x10: a value in a name's clothes
+    text = _blank_all(VALUE_NAME, text)
+    found.extend(m[0] for m in UNICODE_FRACTION.finditer(text))
     text = _blank_all(NAME, text)
     found.extend(m[0].rstrip(".,") for m in NUMBER.finditer(text) if m[0].rstrip(".,") not in CONSTANTS)
     return found + words
@@ -212,6 +240,10 @@ SPELLED = re.compile(
             rf"\b{WORD}\s+(?:\w+\s+)?(?:{UNITS})\b",  # 10: a count with its unit
             rf"\b(?:{APPROX})\s+(?:an?\s+)?(?:{WORD}|half|(?:{FRACTIONS}))\b",  # 10: approximate
             rf"\b(?:{LARGE})\b",  # 11: large
+            rf"\bfactor\s+(?:of\s+)?(?:{WORD})\b|\b(?:an|one|{WORD})\s+orders?\s+of\s+magnitude\b",  # 12
+            r"\b(?:doubles|doubled|triples|tripled|quadruples|quadrupled|halves|halved)\b",  # 12: a multiple as a verb
+            rf"\b(?:{APPROX})\s+(?:twice|thrice)\b|\bone\s+half\b|\b(?:an?|one)[- ]half\b",
+            r"\b(?:second|third|fourth|fifth)[- ](?:highest|lowest|largest|smallest|best|worst|most|least)\b",  # 12
         )
     ),
     re.I,
@@ -256,6 +288,16 @@ def check_page(markdown: str, page: str, first_line: int = 1, figures: dict | No
                 fence = None
             continue
         where = f"docs/{page}:{n}"
+        out += [
+            Unbound(
+                where,
+                m["num"],
+                _context(line, m[0]),
+                "a number in a code span is still a number the reader reads: " + FIX,
+            )
+            for m in NUMERIC_CODE.finditer(line)
+            if m["num"] not in CONSTANTS
+        ]
         text = _blank_all(CODE_SPAN, line)
         if math is not None or (text.count("\\[") > text.count("\\]") or text.strip() == "$$"):
             # A displayed formula over several lines: collect it, then check it as one.

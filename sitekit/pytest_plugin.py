@@ -36,6 +36,7 @@ import pytest
 
 from sitekit import claims as store
 from sitekit import margins as margins_mod
+from sitekit import runs
 from sitekit.claim_numbers import unbound
 
 _RECORDS: dict[str, dict[str, Any]] = {}
@@ -127,6 +128,9 @@ def jsonable(value: Any) -> Any:
     raise TypeError(f"cannot record {type(value).__name__}: record plain numbers, strings or lists")
 
 
+_CONVERSIONS = frozenset({"float", "int", "str", "complex", "bool", "tuple", "list", "dict", "set", "Fraction"})
+
+
 def _is_literal(node: ast.AST) -> bool:
     """A constant, or an expression or container built only from constants (`False`, `4.0`, `[1, 2]`, `152 / 22`)."""
     if isinstance(node, ast.Constant):
@@ -137,6 +141,8 @@ def _is_literal(node: ast.AST) -> bool:
         return _is_literal(node.left) and _is_literal(node.right)
     if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
         return all(_is_literal(e) for e in node.elts)
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in _CONVERSIONS:
+        return all(_is_literal(a) for a in node.args) and not node.keywords  # float("-1"), int("3")
     if isinstance(node, ast.Dict):
         return all(k is not None and _is_literal(k) for k in node.keys) and all(_is_literal(v) for v in node.values)
     return False
@@ -185,6 +191,7 @@ class Claim:
         self.applied: list[tuple[Callable[..., Any], tuple[Any, ...], dict[str, Any]]] = []
         self.margins: list[margins_mod.Margin] = []  # what the measured values cleared, and by how much
         self.missed: list[dict[str, Any]] = []  # what each counterfactual missed by
+        self.alternatives: list[dict[str, Any]] = []  # which runs produced each counterfactual
 
     def record(self, **values: Any) -> None:
         """Store measured values; pages cite them as value("<id>", "<key>")."""
@@ -231,11 +238,15 @@ class Claim:
             raise AssertionError(
                 f"{where}: the counterfactual is the measured value itself; pass what the alternative measured"
             )
+        verdict = runs.judge([[a, k] for a, k in same], [args, kwargs])
+        if verdict.problem:
+            raise AssertionError(f"{where}: {verdict.problem}")
         try:
             with margins_mod.collecting() as found:
                 check(*args, **kwargs)
         except AssertionError:
             self.counterfactuals.append(because)
+            self.alternatives.append({"because": because, "from": list(verdict.sources)})
             failed = next((m for m in found if not m.passed), None)
             if failed is not None:
                 self.missed.append({"because": because, **failed.as_record()})
@@ -253,14 +264,20 @@ def _marker(item: pytest.Item) -> pytest.Mark | None:
 def _describe(item: pytest.Item) -> tuple[str, str, str]:
     mark = _marker(item)
     assert mark is not None
-    allowed = {"page", "cpu_only", "cuda_only", "device_independent", "exact"}
+    allowed = {"page", "cpu_only", "cuda_only", "device_independent", "exact", "identity"}
     if len(mark.args) != 1 or not {"page"} <= set(mark.kwargs) <= allowed:
         raise store.ClaimError(
             f'{item.nodeid}: write @pytest.mark.claim("<the sentence it proves>", page="<docs path>")'
             ' (optionally cpu_only="<why it cannot run on a GPU>",'
             ' cuda_only="<what it asserts about CUDA>",'
             ' device_independent="<why its outcome cannot depend on the device>",'
-            ' exact="<the identity or equality it asserts exactly>")'
+            ' exact="<the measured equality it asserts exactly>",'
+            ' identity="<why it holds by construction: the code does what the algebra says>")'
+        )
+    if mark.kwargs.get("exact") and mark.kwargs.get("identity"):
+        raise store.ClaimError(
+            f"{item.nodeid}: a claim is an identity (it holds by construction) or an exact finding (it could have "
+            "come out otherwise), not both"
         )
     page = mark.kwargs["page"]
     if CUDA_WORDS.search(mark.args[0]) and not mark.kwargs.get("cuda_only"):
@@ -554,11 +571,13 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):  
         return report
     handle = item.stash.get(_HANDLE, None)
     status = report.outcome
-    if status == "passed" and handle is not None and not handle.counterfactuals:
+    identity = bool(_marker(item).kwargs.get("identity"))  # type: ignore[union-attr]
+    if status == "passed" and handle is not None and not handle.counterfactuals and not identity:
         report.outcome = "failed"
         report.longrepr = (
             f"{item.nodeid}: claim never showed its check can fail; call "
-            "claim.rejects(check, <counterfactual>, because=...)"
+            "claim.rejects(check, <counterfactual>, because=...) with what an alternative run measured, or, if the "
+            'claim holds by construction, mark it identity="<why>"'
         )
         status = "failed"
     cid, statement, _ = _describe(item)
@@ -568,8 +587,8 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):  
         report.longrepr = problem
     # A threshold a check asserted through sitekit.margins is a number the sentence may state: it is bound
     # to what was asserted, so loosening the check changes the number and fails the sentence.
-    asserted = {"asserted": [[m.threshold for m in handle.margins]]} if handle is not None else {}
-    missing = unbound(statement, {**handle.values, **asserted}) if status == "passed" and handle is not None else []
+    thresholds = [m.threshold for m in handle.margins] if handle is not None else []
+    missing = unbound(statement, handle.values, thresholds) if status == "passed" and handle is not None else []
     if missing:
         report.outcome = status = "failed"
         report.longrepr = (
@@ -585,12 +604,30 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):  
         "counterfactuals": handle.counterfactuals if handle else [],
         "margins": [m.as_record() for m in handle.margins] if handle else [],
         "missed": handle.missed if handle else [],
+        "alternatives": handle.alternatives if handle else [],
+        "asserted_keys": asserted_keys(statement, handle) if handle else [],
         "error": None if status == "passed" else str(report.longrepr)[-2000:],
     }
     return report
 
 
 _START = pytest.StashKey[float]()
+
+
+def asserted_keys(statement: str, handle: Claim) -> list[str]:
+    """The recorded values the check asserted: each of their numbers was checked through sitekit.margins
+    (a value or a threshold) or is stated by the sentence, which the binder holds to its printed precision.
+    A page shows any other recorded value as a reading of the run, not as an asserted result."""
+    from sitekit.claim_numbers import recorded_numbers, sentence_quantities
+
+    checked = {v for m in handle.margins for v in (*m.values, m.threshold)}
+    stated = list(sentence_quantities(statement))
+    out = []
+    for key, value in handle.values.items():
+        numbers = list(recorded_numbers(value))
+        if numbers and all(v in checked or any(q.match(v) for q in stated) for v in numbers):
+            out.append(key)
+    return out
 
 
 def _record(item: pytest.Item, status: str, device: str, torch_version: str) -> dict[str, Any]:
@@ -617,6 +654,7 @@ def _record(item: pytest.Item, status: str, device: str, torch_version: str) -> 
         "cuda_only": mark.kwargs.get("cuda_only"),
         "device_independent": mark.kwargs.get("device_independent"),
         "exact": mark.kwargs.get("exact"),
+        "identity": mark.kwargs.get("identity"),
         "margins": [],
         "missed": [],
         "seed_set": item.config.stash[_SEED_SET],
@@ -643,7 +681,7 @@ def _margin_problem(item: pytest.Item, handle: Claim) -> str | None:
             'mark it device_independent="<why>" (a GPU run must not count it as verified there), or run its '
             "measurement on `device`"
         )
-    if mark.kwargs.get("exact"):
+    if mark.kwargs.get("exact") or mark.kwargs.get("identity"):
         return None
     if not handle.margins:
         return (
@@ -726,7 +764,8 @@ def _counted(module: str, fn: Callable[..., Any]) -> Callable[..., Any]:
         if _IN_CLAIM[0]:
             _CALLS[(module, f"{args!r} {sorted(kwargs.items())!r}")] += 1
         with compute_timer(module):
-            return fn(*args, **kwargs)
+            result = fn(*args, **kwargs)
+        return runs.register(result, runs.describe_call(f"{module}.measure", args, kwargs))
 
     measure.__counted__ = True  # type: ignore[attr-defined]
     return measure
@@ -738,6 +777,20 @@ def pytest_collection_finish(session: pytest.Session) -> None:
         fn = getattr(module, "measure", None)
         if name.startswith("snippets.") and callable(fn) and not hasattr(fn, "__counted__"):
             module.measure = _counted(name, fn)  # type: ignore[attr-defined]
+    bench = sys.modules.get("benchmarks.store")
+    if bench is not None and not hasattr(bench.load, "__registered__"):
+        bench.load = _registered("benchmarks.store.load", bench.load)  # a committed sweep is a run too
+
+
+def _registered(name: str, fn: Callable[..., Any]) -> Callable[..., Any]:
+    """`fn` whose results count as produced by a run (sitekit.runs), like a snippet's measure()."""
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        return runs.register(fn(*args, **kwargs), runs.describe_call(name, args, kwargs))
+
+    wrapper.__registered__ = True  # type: ignore[attr-defined]
+    return wrapper
 
 
 @pytest.hookimpl(wrapper=True)
@@ -782,7 +835,7 @@ def _thinnest_by_claim() -> dict[str, dict[str, Any]]:
     out = {}
     for cid, r in _RECORDS.items():
         m = margins_mod.thinnest(r.get("margins") or [])
-        if m is not None and not r.get("exact"):
+        if m is not None and not r.get("exact") and not r.get("identity"):
             out[cid] = m
     return out
 

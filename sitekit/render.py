@@ -34,6 +34,7 @@ import math
 import os
 import posixpath
 import re
+from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from html import escape
@@ -325,8 +326,20 @@ def _counterfactuals(c: Claim) -> list[str]:
     return out
 
 
+def claim_kind(c: Claim) -> str:
+    """'identity' (holds by construction: not evidence), 'exact' (a finding checked exactly) or 'measured'."""
+    if getattr(c, "identity", None):
+        return "identity"
+    return "exact" if getattr(c, "exact", None) else "measured"
+
+
+KIND_LABEL = {"identity": "checked identity", "exact": "exact finding", "measured": "measured finding"}
+
+
 def margin_text(c: Claim) -> str:
     """How the claim's check came out, in words: 'checked exactly: ...' or its thinnest margin."""
+    if getattr(c, "identity", None):
+        return f"checked identity (holds by construction, not evidence): {c.identity}"
     if getattr(c, "exact", None):
         return f"checked exactly: {c.exact}"
     m = thinnest(getattr(c, "margins", None) or [])
@@ -341,7 +354,9 @@ def margin_text(c: Claim) -> str:
 
 
 def margin_cell(c: Claim) -> str:
-    """The ledger's short form: 'exact', or the thinnest margin as a percentage or a multiple."""
+    """The ledger's short form: 'identity', 'exact', or the thinnest margin as a percentage or a multiple."""
+    if getattr(c, "identity", None):
+        return "identity"
     if getattr(c, "exact", None):
         return "exact"
     m = thinnest(getattr(c, "margins", None) or [])
@@ -385,6 +400,8 @@ def receipt_data(ctx: Context, c: Claim) -> dict[str, Any]:
         "runs": runs,
         "device_independent": device_independent(c),
         "margin": margin_text(c),
+        "kind": KIND_LABEL[claim_kind(c)],
+        "asserted": list(getattr(c, "asserted_keys", None) or []),
         "seeds": c.values.get("seeds") if _number(c.values.get("seeds")) else None,
         "tolerance": _tolerance(c.values),
         "counterfactuals": _counterfactuals(c),
@@ -407,7 +424,9 @@ def receipt(
     data = receipt_data(ctx, c)
     numeric = _number(raw) or (isinstance(raw, str) and bool(NUMERIC_TEXT.fullmatch(raw)))
     kind = kind or ("num" if numeric and len(text) < 40 else "")  # a number never breaks; text may wrap
-    attrs = {"class": f"rcpt{' ' + kind if kind else ''}", "href": data["ledger"], "data-claim": c.id}
+    reading = key is not None and key not in (getattr(c, "asserted_keys", None) or [])
+    classes = " ".join(x for x in ("rcpt", kind, "reading" if reading else "") if x)
+    attrs = {"class": classes, "href": data["ledger"], "data-claim": c.id}
     if key is not None:
         attrs["data-key"] = key
         if _number(raw) or isinstance(raw, str):
@@ -847,15 +866,24 @@ def ledger(ctx: Context) -> str:
     shown = _page_values(pages)
     cuda_only = [c for c in ctx.cpu.values() if getattr(c, "cuda_only", None)]
     total = len(ctx.cpu) - len(cuda_only)
-    exact = sum(1 for c in ctx.cpu.values() if getattr(c, "exact", None) and not getattr(c, "cuda_only", None))
+    verified = [c for c in ctx.cpu.values() if not getattr(c, "cuda_only", None)]
+    kinds = Counter(claim_kind(c) for c in verified)
+    reused = sum(1 for c in verified if getattr(c, "reused", None))
     with_cuda = bool(ctx.cuda)
     gpu_fresh = sum(1 for cid in ctx.cpu if cuda_record(ctx, cid) is not None)
     cpu = ctx.cpu_provenance
+    ran = (
+        f"all {total} run by this build"
+        if not reused
+        else f"{total - reused} run by this build and {reused} reused from an earlier run of the same code"
+    )
     head = (
-        f'<p class="ledger-summary">{total} claims on {len(pages)} pages, every one verified on CPU '
-        f"({_attr(_cpu_model(cpu))}, torch {_attr(str(cpu.get('torch', '?')))}): {exact} checked exactly "
-        f"(identities, shapes, counts, bit-for-bit equalities) and {total - exact} measured findings, each "
-        "shown with the margin by which its worst case cleared its threshold"
+        f'<p class="ledger-summary">{total} claims on {len(pages)} pages, every one passing on CPU '
+        f"({_attr(_cpu_model(cpu))}, torch {_attr(str(cpu.get('torch', '?')))}; {ran}). "
+        f"{kinds['measured']} are measured findings, each shown with the margin by which its worst case cleared "
+        f"its threshold; {kinds['exact']} are findings checked exactly (counts, equalities that could have come "
+        f"out otherwise); {kinds['identity']} are checked identities, which hold by construction (the code "
+        "computes what the algebra says) and are not evidence for anything"
     )
     if cuda_only:
         head += f"; {len(cuda_only)} more claim{'s' if len(cuda_only) != 1 else ''} about CUDA, not run yet"

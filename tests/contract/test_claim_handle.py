@@ -6,6 +6,7 @@ import functools
 
 import pytest
 
+from sitekit import runs
 from sitekit.claim_numbers import sentence_numbers, unbound
 from sitekit.pytest_plugin import Claim
 from tests.contract import miniature
@@ -24,8 +25,24 @@ def below(value: float, bound: float) -> None:
 
 
 def measured() -> tuple[float, float]:
-    """What a snippet returns: the zeroed block's deviation and the un-zeroed one's."""
-    return 0.0, 0.25
+    """What a snippet returns: the zeroed block's deviation and the un-zeroed one's (registered as a run's)."""
+    return runs.register((0.0, 0.25), "snippets.topic.demo.measure()")
+
+
+def sweep() -> dict[str, list[float]]:
+    """What a snippet's sweep returns: losses of a residual and a plain net, and a citation it formats."""
+    return runs.register(
+        {"residual": [0.31, 0.29, 0.33], "plain": [0.92, 0.88, 0.95], "cited": "He, Zhang, Ren and Sun"},
+        "snippets.topic.demo.measure(sweep=True)",
+    )
+
+
+def lower(a: list[float], b: list[float]) -> None:
+    assert max(a) < min(b)
+
+
+def names(text: str) -> None:
+    assert text.count(" and ") == 1
 
 
 def handle() -> Claim:
@@ -112,10 +129,37 @@ def test_a_check_that_accepts_the_measured_counterfactual_still_fails():
 
 def test_a_sentence_number_must_be_recorded_at_the_precision_shown():
     sentence = "Doubling h doubles its weights (1.9995× with biases) over 5 seeds, below 1e-20 of the start."
-    assert unbound(sentence, {"ratio": 1.99951, "seeds": 5, "threshold": 1e-20}) == []
-    assert unbound(sentence, {"ratio": 1.9990, "seeds": 5, "threshold": 1e-20}) == ["1.9995"]
-    assert unbound(sentence, {"ratio": 1.99951, "seeds": 5}) == ["1e-20"]
-    assert unbound(sentence, {"ratio": 1.99951, "table": {"rows": [[5, 1e-20]]}}) == []
+    assert unbound(sentence, {"ratio": 1.99951, "seeds": 5}, asserted=[1e-20]) == []
+    assert unbound(sentence, {"ratio": 1.9990, "seeds": 5}, asserted=[1e-20]) == ["1.9995"]
+    assert unbound(sentence, {"ratio": 1.99951, "seeds": 5}) == ["1e-20 (a bound: assert it through sitekit.margins)"]
+    assert unbound(sentence, {"ratio": 1.99951, "seeds": 5, "bound": 1e-20}) == [
+        "1e-20 (a bound: assert it through sitekit.margins)"
+    ], "a bound recorded beside the check, not asserted by it, does not bind"
+
+
+def test_a_bound_binds_only_to_the_threshold_asserted_and_a_loosened_one_fails():
+    sentence = "R² stays above 0.99 on every seed."
+    assert unbound(sentence, {"r2_min": 0.9931}) == ["0.99 (a bound: assert it through sitekit.margins)"]
+    assert unbound(sentence, {"r2_min": 0.9931}, asserted=[0.99]) == []
+    assert unbound(sentence, {"r2_min": 0.9931}, asserted=[0.95]) != [], "a loosened threshold fails the sentence"
+
+
+def test_coincidental_bindings_are_refused():
+    assert unbound("errors below 1e-12", {}, asserted=[3e-12]) != [], "a power of ten is not its whole decade"
+    assert unbound("exactly 0 of the gradient", {"share": 0.49}) == ["0"]
+    assert unbound("exactly 0 of the gradient", {"share": 0.0}) == []
+    assert unbound("0 of the gradient", {"share": 0.5}) == ["0"], "0.5 does not print as 0"
+    assert unbound("ρ² = 1/18", {"numerator": 1, "denominator": 18}) == ["1/18"], "a fraction's parts apart"
+    assert unbound("ρ² = 1/18", {"rho2": 1 / 18}) == []
+
+
+def test_numbers_in_words_are_bound_like_digits():
+    sentence = "The default init's variance is one sixth of He's; a lesion removes half of all paths in six deletions."
+    assert unbound(sentence, {"ratio": 1 / 6, "surviving": 0.5, "deletions": 6}) == []
+    assert unbound(sentence, {"ratio": 1 / 3, "surviving": 0.5, "deletions": 6}) == ["one sixth"]
+    assert unbound(sentence, {"ratio": 1 / 6, "surviving": 0.5, "deletions": 5}) == ["six"]
+    assert unbound("the stream triples", {"growth": 3.04}) == []
+    assert unbound("within an order of magnitude", {"ratio": 10.0}) != [], "a bound in words is a bound too"
 
 
 def test_names_years_references_and_formulas_are_not_quantities():
@@ -134,7 +178,7 @@ def test_units_fractions_percent_and_powers_match_their_values():
                 "params": 25_557_032,
                 "share": 0.035,
                 "rho2": 1 / 18,
-                "growth": 2.7e11,
+                "growth": 1.2e11,
                 "gib": 2**30,
             },
         )
@@ -179,3 +223,65 @@ def test_a_claim_whose_sentence_states_an_unrecorded_number_fails_with_the_fix(t
     assert "FAILED tests/topic/test_demo.py::test_says_what_it_did_not_record" in out.stdout
     assert "the sentence states 1.9995, which no recorded value shows at the precision written" in out.stdout
     assert "claim.record(...) the threshold, setting or result it stands for" in out.stdout
+
+
+# Each way of faking a counterfactual, refused however it is spelled (sitekit.runs.judge).
+
+
+def test_a_swapped_counterfactual_is_refused():
+    claim = handle()
+    r = sweep()
+    claim.check(lower, r["residual"], r["plain"])
+    with pytest.raises(AssertionError, match="moved to another argument or passed twice"):
+        claim.rejects(lower, r["plain"], r["residual"], because="the nets swapped")
+
+
+def test_a_duplicated_counterfactual_is_refused():
+    claim = handle()
+    r = sweep()
+    claim.check(lower, r["residual"], r["plain"])
+    with pytest.raises(AssertionError, match="moved to another argument or passed twice"):
+        claim.rejects(lower, r["plain"], r["plain"], because="the plain net against itself")
+
+
+def test_an_edited_counterfactual_is_refused():
+    claim = handle()
+    r = sweep()
+    claim.check(names, r["cited"])
+    with pytest.raises(AssertionError, match="no run produced"):
+        claim.rejects(names, r["cited"].replace(", ", " and "), because="authors joined by 'and'")
+
+
+@pytest.mark.parametrize(
+    "spell",
+    [
+        lambda x: [v * -1 for v in x],
+        lambda x: [-1.0],
+        lambda x: [float("-1")],
+        lambda x: [v + 1e-9 for v in x],
+        lambda x: [v * 3 for v in x],
+    ],
+    ids=["times -1", "a typed -1.0", "float('-1')", "nudged", "scaled"],
+)
+def test_an_arithmetic_or_typed_counterfactual_is_refused_however_it_is_spelled(spell):
+    claim = handle()
+    r = sweep()
+    claim.check(lower, r["residual"], r["plain"])
+    with pytest.raises(AssertionError, match="no run produced"):
+        claim.rejects(lower, spell(r["plain"]), r["plain"], because="made up in the test")
+
+
+def test_a_run_alternative_is_accepted_and_its_source_recorded():
+    claim = handle()
+    r = sweep()
+    claim.check(lower, r["residual"], r["plain"])
+    again = runs.register({"plain": [0.3, 0.28, 0.32]}, "snippets.topic.demo.measure(depth=2)")
+    claim.rejects(lower, r["residual"], again["plain"], because="a shallow plain net")
+    assert claim.alternatives == [
+        {"because": "a shallow plain net", "from": ["snippets.topic.demo.measure(depth=2)['plain']"]}
+    ]
+
+
+def test_runs_run_takes_only_snippet_code():
+    with pytest.raises(TypeError, match=r"not by tests\.contract\.test_claim_handle written in the test"):
+        runs.run(sweep)

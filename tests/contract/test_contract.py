@@ -17,7 +17,7 @@ import markdown
 import pytest
 from pymdownx.snippets import SnippetMissingError
 
-from sitekit import claims, contract, figures, render
+from sitekit import claims, contract, figures, render, runs
 from sitekit.pytest_plugin import Claim as ClaimHandle
 
 ROOT = claims.ROOT
@@ -167,7 +167,7 @@ def test_a_fresh_passing_claim_fills_values_tables_and_errors():
     text = 'v={{ value("%s", "x", ".2f") }}\n{{ table("%s", "t") }}\n{{ error("%s", "err") }}' % ((c.id,) * 3)
     out = render.render(text, ctx(c))
     assert out.startswith(
-        'v=<a class="rcpt num" href="../../claims/#claim-add-node-passes-upstream-gradient-unchanged"'
+        'v=<a class="rcpt num reading" href="../../claims/#claim-add-node-passes-upstream-gradient-unchanged"'
     )
     assert 'data-key="x" id="use-add-node-passes-upstream-gradient-unchanged">1.50</a>\n| a | b |' in out
     assert "RuntimeError: boom" in out
@@ -252,7 +252,7 @@ def test_a_check_that_accepts_its_counterfactual_is_a_defect():
         nodeid = "tests/x.py::test_y"
 
     handle = ClaimHandle(Item())  # type: ignore[arg-type]
-    measured, counterfactual = 0, 1
+    measured, counterfactual = runs.register((0, 1), "snippets.topic.demo.measure()")  # what two runs gave
 
     def accepts_anything(v: int) -> None: ...
 
@@ -397,7 +397,7 @@ def test_a_table_column_keeps_one_notation_and_its_significant_figures():
 def test_a_value_inside_math_is_plain_tex_even_across_lines():
     c = record(values={"x": 4.4e-29, "n": 128})
     one = render.render('\\( d = {{ value("%s", "n") }} \\) and {{ value("%s", "x", ".1e") }}' % (c.id, c.id), ctx(c))
-    assert one.startswith('\\( d = 128 \\) and <a class="rcpt num"')
+    assert one.startswith('\\( d = 128 \\) and <a class="rcpt num reading"')
     two = render.render('\\[\n x = {{ value("%s", "x", ".1e") }}\n\\]\n\n{{ claim("%s") }}' % (c.id, c.id), ctx(c))
     assert "x = 4.4 \\times 10^{-29}\n" in two and "<a" not in two.split("\\]")[0]
 

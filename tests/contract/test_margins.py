@@ -15,7 +15,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from sitekit import margins
+from sitekit import margins, runs
 from sitekit.claims import ROOT
 from sitekit.pytest_plugin import Claim, _margin_problem
 from tests.contract import miniature
@@ -52,7 +52,7 @@ def test_margins_are_collected_by_the_check_and_the_counterfactual_records_its_m
     def grows(values: list[float]) -> None:
         margins.above("growth", values, 10.0)
 
-    residual, plain = [20.0, 30.0, 40.0], [2.0, 3.0, 4.0]  # what two runs measured
+    residual, plain = runs.register(([20.0, 30.0, 40.0], [2.0, 3.0, 4.0]), "snippets.topic.demo.measure()")
     claim.check(grows, residual)
     claim.rejects(grows, plain, because="the plain stack")
     assert [m.worst for m in claim.margins] == [20.0]
@@ -130,7 +130,10 @@ def test_a_tightened_threshold_fails_the_claim(tmp_path):
 def test_a_loosened_threshold_fails_the_sentence_that_states_the_old_one(tmp_path):
     run = _run(tmp_path, "item.module.VANISHED = 1e-10")
     assert run.returncode == 1, run.stdout[-3000:]
-    assert "the sentence states 1e-20, which no recorded value shows" in run.stdout
+    assert (
+        "the sentence states 1e-20 (a bound: assert it through sitekit.margins), which no recorded value shows"
+        in run.stdout
+    )
 
 
 def test_a_threshold_moved_close_to_the_values_fails_the_floor(tmp_path):

@@ -86,14 +86,17 @@
         var full = typeset(d.values[key]);
         if (full !== shown && untypeset(shown) !== d.values[key]) parts.push("recorded " + full);
       }
-      var dd = row(dl, "Value", parts.join(", "));
+      var asserted = (d.asserted || []).indexOf(key) >= 0;
+      var dd = row(dl, asserted ? "Value" : "Reading", parts.join(", "));
       dd.setAttribute("data-key", key);
       dd.appendChild(el("span", "rcpt-key", " (" + key + ")"));
+      dd.appendChild(el("span", "rcpt-asserted", asserted ? " asserted by the check" : " recorded by the run, not asserted"));
     }
     var extra = [];
     if (d.seeds) extra.push(d.seeds + " seeds");
     if (d.tolerance) extra.push("tolerance " + d.tolerance);
     if (extra.length) row(dl, "Over", extra.join(", "));
+    if (d.kind) row(dl, "Kind", d.kind).className = "rcpt-kind";
     if (d.margin) row(dl, "Margin", d.margin).className = "rcpt-margin";
     d.runs.forEach(function (r) {
       var text = r.device + ", torch " + r.torch + ", " + r.date;
