@@ -15,6 +15,7 @@ no start load and no lock hash, and the claims say so rather than fill them in.
 
 from __future__ import annotations
 
+import ast
 import hashlib
 import json
 import os
@@ -67,15 +68,29 @@ def hashed_files(name: str) -> list[Path]:
     return [snippet, *(p for p in with_imports(snippet) if p != snippet)]
 
 
-def code_hash(name: str) -> str:
-    """Hash of the sweep's snippet and the snippets it imports, the code it runs besides, its parameters."""
+def _code(path: Path) -> bytes:
+    """A module's code as Python parses it: a comment does not change what a sweep runs, so it does not
+    make the sweep stale (a docstring, a name or a literal does)."""
+    return ast.dump(ast.parse(path.read_text(encoding="utf-8"), filename=str(path))).encode()
+
+
+def code_hash(name: str, torch_version: str | None = None, lock: str | None = None) -> str:
+    """Hash of what a sweep's timings depend on: its snippet and the snippets it imports (as parsed), the code
+    it runs besides, its parameters, the torch that ran it and requirements/lock.txt (honesty audit 6.4)."""
     digest = hashlib.sha256()
     for path in hashed_files(name):
-        digest.update(path.relative_to(ROOT).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
+        digest.update(path.relative_to(ROOT).as_posix().encode() + b"\0" + _code(path) + b"\0")
     if name in RUNS_ALSO:
         digest.update(RUNS_ALSO[name]())
     digest.update(repr(sorted(SWEEPS[name].items())).encode())
+    digest.update(b"torch=" + (torch_version or _torch()).encode() + b"\0lock=" + (lock or lock_hash()).encode())
     return digest.hexdigest()[:16]
+
+
+def _torch() -> str:
+    import torch
+
+    return str(torch.__version__)
 
 
 def lock_hash() -> str:
@@ -172,8 +187,12 @@ def load(device: str, name: str, machine: str | None = None) -> dict[str, Any]:
     sweeps = json.loads(target.read_text(encoding="utf-8")).get("sweeps", {})
     assert name in sweeps, f"{target.name} has no sweep {name!r}: {fix}"
     record = sweeps[name]
-    assert record["hash"] == code_hash(name), f"sweep {name!r} ran on other code (stale): {fix}"
     prov = record.get("provenance", {})
+    if record["hash"] != code_hash(name):
+        ran = f"torch {prov.get('torch')}, lock {prov.get('lock')}"
+        now = f"torch {_torch()}, lock {lock_hash()}"
+        why = f"ran on other software ({ran}; now {now})" if ran != now else "ran on other code"
+        raise AssertionError(f"sweep {name!r} {why} (stale): {fix}")
     started, cores = prov.get("load_average_start"), prov.get("cores")
     assert started is None or cores is None or started <= cores, _loaded_message(target, name, started, cores)
     if machine is not None:

@@ -102,7 +102,8 @@ CONSTANTS = ("0", "1", "0.0", "1.0")  # the zero and the identity
 # A title, alt or aria-label attribute is text a reader sees or hears.
 ATTRIBUTE = re.compile(r"""\b(?:title|alt|aria-label|data-tooltip)\s*=\s*(?P<q>["'])(?P<text>.*?)(?P=q)""")
 # A lowercase word joined to a number is a setting, not a name (depth-56, width-4096, batch-256); so is x10.
-VALUE_NAME = re.compile(r"\b(?!top-|fp-|int-|ln-|log-)[a-z]+-\d+(?:\.\d+)?\b(?!-)|\b[x×]\d+(?:\.\d+)?\b")
+# (top-1 and top-5 are metrics; plain-18 ... plain-56 are He et al.'s names for their nets; x86 is a processor.)
+VALUE_NAME = re.compile(r"\b(?!top-|plain-)[a-z]+-\d+(?:\.\d+)?\b(?!-)|\b(?!x86\b|x64\b)[x×]\d+(?:\.\d+)?\b")
 UNICODE_FRACTION = re.compile(r"[½⅓⅔¼¾⅕⅖⅗⅘⅙⅚⅐⅛⅜⅝⅞⅑⅒]")
 # A code span holding only a number is a value quoted in prose, not code.
 NUMERIC_CODE = re.compile(r"(`+)\s*(?P<num>[-−+]?\d[\d_]*(?:\.\d+)?(?:e[-+]?\d+)?)\s*\1")
