@@ -11,10 +11,17 @@ only the claim files whose fingerprint the edit changed run again, on every core
 fails or errors is a kill (a file that does not even collect fails all its claims). A first run without
 any edit checks that nothing re-runs and nothing fails, so that every failure below is the mutant's.
 
-The table's `stale` column counts kills by the pipeline's staleness guard rather than by a claim's own
-check: a committed benchmark sweep (results/bench-cpu.json) that hashes the edited snippet is refused.
+Every listing a page includes has at least one mutant (tests/contract/test_mutants.py checks that each
+edit applies inside its listing's section). Kills are counted apart by kind:
 
-Not run by CI (minutes per mutant); run it after changing a core snippet or a claim's check.
+- `check`: a claim's own check failed on the mutant (what the mutant is there to show);
+- `stale`: the pipeline's staleness guard refused a committed benchmark sweep that hashes the edited
+  snippet (the mutant was caught, but not by a claim's check);
+- `diagram`: a diagram's contract (tests/contract/test_figures.py) found the listing no longer matches
+  the diagram drawn from it.
+
+A mutant that no claim's own check kills is reported as a survivor: its listing's claims do not see
+that bug. Not run by CI (minutes per mutant); run it after changing a core snippet or a claim's check.
 """
 
 from __future__ import annotations
@@ -46,6 +53,7 @@ class Mutant:
     file: str
     old: str
     new: str
+    listing: str = ""  # the section the edit is inside ("block" for `# --8<-- [start:block]`)
 
 
 MUTANTS = (
@@ -55,6 +63,7 @@ MUTANTS = (
         "snippets/residual_block/identity_shortcut.py",
         "return self.shortcut(x) + self.branch(x)  # (N, d)",
         "return self.branch(x)  # (N, d)",
+        listing="block",
     ),
     Mutant(
         "remove-shortcut-transformer",
@@ -62,6 +71,7 @@ MUTANTS = (
         "snippets/encyclopedia/transformer_block.py",
         "x = x + self.attn(self.norm1(x))  # (B, T, d)",
         "x = self.attn(self.norm1(x))  # (B, T, d)",
+        listing="prenorm",
     ),
     Mutant(
         "post-norm",
@@ -69,6 +79,7 @@ MUTANTS = (
         "snippets/residual_stream/prenorm.py",
         "return self.shortcut(x) + self.branch(self.norm(x))  # (N, d)",
         "return self.norm(self.shortcut(x) + self.branch(x))  # (N, d)",
+        listing="blocks",
     ),
     Mutant(
         "post-norm-transformer",
@@ -76,6 +87,7 @@ MUTANTS = (
         "snippets/encyclopedia/transformer_block.py",
         "x = x + self.attn(self.norm1(x))  # (B, T, d)\n        x = x + self.mlp(self.norm2(x))  # (B, T, d)",
         "x = self.norm1(x + self.attn(x))  # (B, T, d)\n        x = self.norm2(x + self.mlp(x))  # (B, T, d)",
+        listing="prenorm",
     ),
     Mutant(
         "skip-zero-init",
@@ -83,6 +95,7 @@ MUTANTS = (
         "snippets/residual_block/pre_activation.py",
         "    for p in block.branch[-1].parameters():\n        nn.init.zeros_(p)\n    return block",
         "    return block",
+        listing="zero",
     ),
     Mutant(
         "skip-zero-init-rezero",
@@ -90,6 +103,7 @@ MUTANTS = (
         "snippets/initialisation/rezero.py",
         "self.alpha = nn.Parameter(torch.zeros(()))",
         "self.alpha = nn.Parameter(torch.ones(()))",
+        listing="block",
     ),
     Mutant(
         "skip-zero-init-transformer",
@@ -104,6 +118,7 @@ MUTANTS = (
         "snippets/residual_block/projection_shortcut.py",
         "self.shortcut = nn.Linear(d_in, d_out, bias=False)  # (N, d_out)",
         "self.shortcut = nn.Identity()  # (N, d_out)",
+        listing="block",
     ),
     Mutant(
         "drop-projection-resnet",
@@ -111,6 +126,7 @@ MUTANTS = (
         "snippets/depth_width/resnet.py",
         "self.shortcut = nn.Identity() if same else projection",
         "self.shortcut = nn.Identity()",
+        listing="bottleneck",
     ),
 )
 
@@ -177,6 +193,9 @@ def outcomes(junit: Path) -> tuple[list[str], dict[str, str]]:
     return sorted(ran), dict(sorted(failed.items()))
 
 
+DIAGRAMS = "tests/contract/test_figures.py::test_every_diagram_matches_the_module_it_depicts"
+
+
 def run_claims(tree: Path, log: Path) -> dict[str, Any]:
     """The claims with reuse, on every core, as `nox -s tests` runs them; what ran and what failed."""
     junit = tree / "junit.xml"
@@ -185,7 +204,7 @@ def run_claims(tree: Path, log: Path) -> dict[str, Any]:
     cmd = [
         sys.executable,
         *("-m", "pytest", "--device", "cpu", "--reuse", *parallel, "-q", "-p", "no:cacheprovider"),
-        *("--continue-on-collection-errors", f"--junitxml={junit}", *claim_dirs(tree)),
+        *("--continue-on-collection-errors", f"--junitxml={junit}", *claim_dirs(tree), DIAGRAMS),
     ]
     env = {k: v for k, v in os.environ.items() if k not in ("CI", "SITE_FRESH", "SITE_PUBLISH")}
     before = os.times()
@@ -227,11 +246,23 @@ def try_mutant(mutant: Mutant | None, logs: Path) -> dict[str, Any]:
         return {"name": name, **run_claims(tree, logs / f"{name}.log")}
 
 
+def kills(run: dict[str, Any]) -> dict[str, int]:
+    """A run's kills by kind: a claim's own check, the staleness guard, a diagram's contract."""
+    stale = sum("(stale)" in why for why in run["failed"].values())
+    diagram = sum(t.startswith(DIAGRAMS.split("::")[0]) for t in run["other_failed"])
+    return {"check": len(run["failed"]) - stale, "stale": stale, "diagram": diagram}
+
+
 def table(rows: list[dict[str, Any]]) -> str:
-    lines = [f"{'mutant':<30} {'re-run':>6} {'failed':>6} {'stale':>5}  file", "-" * 96]
+    lines = [f"{'mutant':<34} {'re-run':>6} {'check':>5} {'stale':>5} {'diag':>4}  listing", "-" * 100]
     for r in rows:
-        counts = f"{len(r['claims_rerun']):>6} {r['count']:>6} {r['stale_sweep']:>5}"
-        lines.append(f"{r['name']:<30} {counts}  {r['file']}")
+        k = r["kills"]
+        counts = f"{len(r['claims_rerun']):>6} {k['check']:>5} {k['stale']:>5} {k['diagram']:>4}"
+        lines.append(f"{r['name']:<34} {counts}  {r['file']}:{r['listing']}")
+    survivors = [r["name"] for r in rows if not r["kills"]["check"]]
+    lines.append(f"{len(rows) - len(survivors)} of {len(rows)} mutants killed by a claim's own check")
+    if survivors:
+        lines.append(f"survivors (no claim's check sees the bug): {', '.join(survivors)}")
     return "\n".join(lines)
 
 
@@ -258,20 +289,18 @@ def main(names: list[str]) -> None:
                 "name": mutant.name,
                 "description": mutant.description,
                 "file": mutant.file,
+                "listing": mutant.listing,
                 "old": mutant.old,
                 "new": mutant.new,
                 "claims_rerun": run["ran"],
                 "failing": run["failed"],
-                "count": len(run["failed"]),
-                # a committed benchmark sweep that hashes the edited file is refused as stale: a kill by the
-                # pipeline's staleness guard, not by the claim's own check
-                "stale_sweep": sum("(stale)" in why for why in run["failed"].values()),
+                "kills": kills(run),
                 "other_tests_failing": run["other_failed"],
                 "cpu_seconds": run["cpu_seconds"],
                 "wall_seconds": run["wall_seconds"],
             }
         )
-        print(f"{mutant.name}: {len(run['ran'])} re-run, {len(run['failed'])} failed", flush=True)
+        print(f"{mutant.name}: {len(run['ran'])} re-run, kills {kills(run)}", flush=True)
     print(table(rows))
     if names:
         return  # a partial run does not replace the record
@@ -286,6 +315,12 @@ def main(names: list[str]) -> None:
             "torch": torch.__version__,
             "python": platform.python_version(),
             "load_average": round(os.getloadavg()[0], 1),
+        },
+        "summary": {
+            "mutants": len(rows),
+            "killed_by_a_check": sum(1 for r in rows if r["kills"]["check"]),
+            "only_stale_or_diagram": [r["name"] for r in rows if not r["kills"]["check"] and any(r["kills"].values())],
+            "survivors": [r["name"] for r in rows if not any(r["kills"].values())],
         },
         "mutants": rows,
     }

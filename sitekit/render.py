@@ -855,6 +855,39 @@ def harness(ctx: Context, name: str, spec: str = "") -> str:
     return fmt(getattr(margins, HARNESS[name][1]), spec)
 
 
+def kind_counts(ctx: Context) -> Counter[str]:
+    """How many claims of each kind (identity, exact, measured) this build shows as verified on CPU."""
+    return Counter(claim_kind(c) for c in ctx.cpu.values() if not getattr(c, "cuda_only", None))
+
+
+@macro
+def this_build(ctx: Context) -> str:
+    """What this build did with the claims, in one sentence: all run, or how many records it reused.
+
+    How we check states it through this macro, so the page cannot say "every claim ran" of a build that reused
+    records (honesty audit 6.9): the sentence is made from the records the build read.
+    """
+    verified = [c for c in ctx.cpu.values() if not getattr(c, "cuda_only", None)]
+    reused = [c for c in verified if getattr(c, "reused", None)]
+    when = max((c.recorded_at[:10] for c in verified), default="?")
+    if not reused:
+        return f"This copy of the site was built after all {len(verified)} claims ran on a CPU, the latest on {when}."
+    oldest = min(c.recorded_at[:10] for c in reused)
+    return (
+        f"This copy of the site is a contributor's build: it ran {len(verified) - len(reused)} of its "
+        f"{len(verified)} claims and reused the passing records of the other {len(reused)}, whose code had not "
+        f"changed since they ran (the oldest on {oldest}); a published build runs them all."
+    )
+
+
+@macro
+def kinds(ctx: Context, kind: str) -> str:
+    """How many claims of one kind (identity, exact, measured) the ledger holds."""
+    if kind not in KIND_LABEL:
+        raise ClaimError(f"docs/{ctx.page}: kinds({kind!r}): use one of {', '.join(KIND_LABEL)}")
+    return str(kind_counts(ctx)[kind])
+
+
 @macro
 def ledger(ctx: Context) -> str:
     """Every claim, grouped by page in reading order, one light row each (raw HTML: small DOM)."""
@@ -867,7 +900,7 @@ def ledger(ctx: Context) -> str:
     cuda_only = [c for c in ctx.cpu.values() if getattr(c, "cuda_only", None)]
     total = len(ctx.cpu) - len(cuda_only)
     verified = [c for c in ctx.cpu.values() if not getattr(c, "cuda_only", None)]
-    kinds = Counter(claim_kind(c) for c in verified)
+    kinds = kind_counts(ctx)
     reused = sum(1 for c in verified if getattr(c, "reused", None))
     with_cuda = bool(ctx.cuda)
     gpu_fresh = sum(1 for cid in ctx.cpu if cuda_record(ctx, cid) is not None)

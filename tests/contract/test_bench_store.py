@@ -122,3 +122,34 @@ def test_load_keeps_a_claim_to_the_machine_class_its_sentence_names(tmp_path, mo
         store.load("cpu", "denormals", machine="Other CPU")
     assert store.machine_class("Intel(R) Xeon(R) Platinum 8370C CPU @ 2.80GHz") == "Intel Xeon"
     assert store.machine_class("AMD EPYC 7763 64-Core Processor") == "AMD EPYC"
+
+
+def test_a_sweep_recorded_on_another_torch_or_lock_is_stale_and_says_which(tmp_path, monkeypatch):
+    monkeypatch.setenv("SITE_BENCH_DIR", str(tmp_path))
+    store.save("cpu", "denormals", {"table": {"rows": [1]}}, QUIET)
+    assert store.load("cpu", "denormals")
+    monkeypatch.setattr(store, "lock_hash", lambda: "0123456789abcdef")  # requirements/lock.txt changed
+    with pytest.raises(AssertionError, match=r"ran on other software \(torch .*, lock .*; now torch .*, lock 0123"):
+        store.load("cpu", "denormals")
+    monkeypatch.undo()
+    monkeypatch.setenv("SITE_BENCH_DIR", str(tmp_path))
+    monkeypatch.setattr(store, "_torch", lambda: "9.9.9")  # another torch
+    with pytest.raises(AssertionError, match=r"now torch 9\.9\.9"):
+        store.load("cpu", "denormals")
+
+
+def test_a_comment_does_not_stale_a_sweep_but_a_changed_line_of_code_does(tmp_path, monkeypatch):
+    name = "denormals"
+    snippet = store.hashed_files(name)[0]
+    before = store.code_hash(name)
+    text = snippet.read_text(encoding="utf-8")
+    monkeypatch.setattr(store, "ROOT", tmp_path)
+    copy = tmp_path / snippet.name
+    monkeypatch.setattr(store, "hashed_files", lambda n: [copy])
+    copy.write_text(text, encoding="utf-8")
+    same = store.code_hash(name)
+    copy.write_text(text + "\n# a comment a reader may reword\n", encoding="utf-8")
+    assert store.code_hash(name) == same
+    copy.write_text(text + "\nEXTRA = 1\n", encoding="utf-8")
+    assert store.code_hash(name) != same
+    assert before  # the real hash is a hash of the real files
