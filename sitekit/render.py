@@ -913,10 +913,10 @@ def ledger(ctx: Context) -> str:
     head = (
         f'<p class="ledger-summary">{total} claims on {len(pages)} pages, every one passing on CPU '
         f"({_attr(_cpu_model(cpu))}, torch {_attr(str(cpu.get('torch', '?')))}; {ran}). "
-        f"{kinds['measured']} are measured findings, each shown with the margin by which its worst case cleared "
-        f"its threshold; {kinds['exact']} are findings checked exactly (counts, equalities that could have come "
-        f"out otherwise); {kinds['identity']} are checked identities, which hold by construction (the code "
-        "computes what the algebra says) and are not evidence for anything"
+        f"Of these: measured findings {kinds['measured']}, each shown with the margin by which its worst case "
+        f"cleared its threshold; exact findings {kinds['exact']} (counts and equalities that could have come out "
+        f"otherwise, checked exactly); checked identities {kinds['identity']}, which hold by construction (the "
+        "code computes what the algebra says) and are not evidence for anything"
     )
     if cuda_only:
         head += f"; {len(cuda_only)} more claim{'s' if len(cuda_only) != 1 else ''} about CUDA, not run yet"

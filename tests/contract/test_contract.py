@@ -506,3 +506,34 @@ def test_a_marker_after_a_formula_and_a_colon_left_by_a_claim_join_the_text_befo
     colon = render.render('by {{ value("%s", "x") }}\n{{ claim("%s") }}:\n\nNext' % (c.id, c.id), ctx(c))
     assert text_of(colon).startswith("by 1.5:"), colon
     assert render.render("Term\n: a definition", ctx()) == "Term\n: a definition"  # Markdown's own colon
+
+
+def test_identities_exact_and_measured_findings_are_shown_and_counted_apart():
+    ident = record(identity="the hand-written backward returns g for both operands")
+    exact = record("zeroed_block_returns_its_input_exactly", exact="torch.equal")
+    found = record("plain_stack_input_gradient_vanishes_by_depth_50")
+    page = render.render("{{ ledger() }}", ctx(ident, exact, found, page_order=["module/gradient-highway.md"]))
+    assert "measured findings 1," in page and "exact findings 1 (" in page
+    assert "checked identities 1, which hold by construction" in page and "not evidence" in page
+    data = render.receipt_data(ctx(ident), ident)
+    assert data["kind"] == "checked identity" and data["margin"].startswith("checked identity (holds by construction")
+    assert render.receipt_data(ctx(found), found)["kind"] == "measured finding"
+    assert render.render('{{ kinds("identity") }}/{{ kinds("exact") }}', ctx(ident, exact, found)) == "1/1"
+
+
+def test_how_we_check_says_what_this_build_ran_or_reused():
+    fresh = record()
+    said = render.render("{{ this_build() }}", ctx(fresh))
+    assert said.startswith("This copy of the site was built after all 1 claims ran")
+    reused = record("zeroed_block_returns_its_input_exactly", reused="2026-11-20T00:00:00+00:00")
+    said = render.render("{{ this_build() }}", ctx(fresh, reused))
+    assert "ran 1 of its 2 claims and reused the passing records of the other 1" in said
+    head = render.render("{{ ledger() }}", ctx(fresh, reused))
+    assert "1 run by this build and 1 reused from an earlier run" in head
+
+
+def test_a_recorded_reading_is_marked_apart_from_an_asserted_value():
+    c = record(asserted_keys=["x"], values={"x": 1.5, "y": 2.5})
+    out = render.render('{{ value("%s", "x", ".2f") }} {{ value("%s", "y", ".2f") }}' % (c.id, c.id), ctx(c))
+    first, second = out.split("</a> ", 1)
+    assert 'class="rcpt num"' in first and 'class="rcpt num reading"' in second
