@@ -130,7 +130,7 @@ CITED_YEAR = re.compile(
     rf"(?:(?:(?:et\s+)?al\.,?|&|and|'s)\s+|(?:(?<=& )|(?<=and ))[A-Z][\w'’-]*\s+|(?:{MONTHS})\s+|"
     rf"(?<=\()(?=\d{{4}}[a-z]?[);,])|"
     rf"\b(?!{PREPOSITIONS}\b)(?:[A-Z][\w'’-]*[A-Z][\w'’-]*|[A-Z][a-z]+(?=\s+{YEAR}[a-z]?[);,]))\s+|"
-    rf", (?=\d{{4}}[a-z]?[);,]))({YEAR})\b"
+    rf", (?=\d{{4}}[a-z]?[);,.]))({YEAR})\b"
 )
 # In math, a number standing alone as a value after a relation is a measurement or a setting.
 MATH_VALUE = re.compile(

@@ -463,6 +463,8 @@ def value(ctx: Context, cid: str, key: str, spec: str = "") -> str:
     c = verified(ctx, cid)
     where = f"docs/{ctx.page}: value({cid!r}, {key!r})"
     raw = lookup(c.values, key, where)
+    if isinstance(raw, str):
+        _check_labels(c, raw, where)
     shown = fmt(raw, spec, ctx.in_math)
     gpu = cuda_record(ctx, cid)
     if gpu is not None:
@@ -511,10 +513,43 @@ def _measured(ctx: Context, c: Claim) -> str:
     return f"Measured on CPU{' and CUDA' if gpu else ''}, torch {c.torch}, {c.recorded_at[:10]}."
 
 
+def _strings(value: Any) -> Iterator[str]:
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for v in value.values():
+            yield from _strings(v)
+    elif isinstance(value, (list, tuple)):
+        for v in value:
+            yield from _strings(v)
+
+
+def label_numbers_unbound(values: dict[str, Any], shown: Any = None) -> list[str]:
+    """Numbers inside the recorded strings a page shows (table labels, a value that is text) that no recorded
+    number of the same claim shows: a label typed as "plain, 8 layers" beside a net built with 22 is refused."""
+    from sitekit.claim_numbers import unbound
+
+    out = []
+    for text in dict.fromkeys(_strings(values if shown is None else shown)):
+        out += [f"{n} (in {text!r})" for n in unbound(text, values) if "(a bound" not in n]
+    return out
+
+
+def _check_labels(c: Claim, shown: Any, where: str) -> None:
+    problems = label_numbers_unbound(c.values, shown)
+    if problems:
+        raise ClaimError(
+            f"{where}: the recorded text states {', '.join(problems)}, which no number the claim recorded shows. "
+            "Make the label from the object that was built or the grid that was swept (its depth, its width) "
+            "and record that number too"
+        )
+
+
 @macro
 def table(ctx: Context, cid: str, key: str, spec: str = "") -> str:
     c = verified(ctx, cid)
     where = f"docs/{ctx.page}: table({cid!r}, {key!r})"
+    _check_labels(c, lookup(c.values, key, where), where)
     cpu_block = _md_table(lookup(c.values, key, where), spec, where)
     gpu = cuda_record(ctx, cid)
     cuda_block = _md_table(lookup(gpu.values, key, where), spec, where) if gpu else None
