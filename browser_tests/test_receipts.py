@@ -68,10 +68,17 @@ def _check_popover_matches_record(page: Any, a: Any) -> None:
     if c["values"].get("seeds"):
         assert f"{c['values']['seeds']} seeds" in text
     # How the check came out: exactly, or the thinnest margin (sitekit.margins), in the words the record gives.
-    if c.get("exact"):
+    if c.get("identity"):
+        assert "checked identity" in text and c["identity"] in text.replace("`", ""), text
+    elif c.get("exact"):
         assert f"checked exactly: {c['exact']}" in text.replace("`", "")
+        assert "exact finding" in text
     else:
         assert "Margin" in text and ("passes" in text or "clears" in text), text
+        assert "measured finding" in text
+    # A value the check asserted is a Value; any other is a Reading the run recorded (and says so).
+    asserted = a.get_attribute("data-key") in (c.get("asserted_keys") or [])
+    assert ("asserted by the check" if asserted else "recorded by the run, not asserted") in text, text
     key = a.get_attribute("data-key")
     assert f"({key})" in text and a.inner_text() in text
     data = json.loads(page.locator("#receipt-data").text_content())[a.get_attribute("data-claim")]
