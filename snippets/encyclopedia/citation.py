@@ -46,14 +46,14 @@ class Work:
 
 
 # --8<-- [start:works]
-def entry(key: str, title: str, slug: str, year: int = 2026) -> Work:
-    """The record of one entry of this site's encyclopedia (later entries reuse it)."""
+def entry(key: str, title: str, slug: str, site_url: str, year: int = 2026) -> Work:
+    """The record of one entry of this site's encyclopedia, in a build published at site_url."""
     return Work(
         key=key,
         kind="entry",
         title=title,
         year=year,
-        url=f"{SITE_URL.rstrip('/')}/encyclopedia/{slug}/" if SITE_URL else "",
+        url=f"{site_url.rstrip('/')}/encyclopedia/{slug}/" if site_url else "",
         organisation="The Residual Stream contributors",
         container="The Residual Stream: an encyclopedia of residual connections",
     )
@@ -93,115 +93,130 @@ HE_2015 = arxiv(
     note="Published in the Proceedings of CVPR 2016, pages 770-778",
 )
 
-# One record per entry, keyed by its page name: the entry, then its primary sources.
-ENTRIES = {
-    "residual-stream": (
-        entry("residualstream2026", "The Residual Stream", "residual-stream"),
-        HE_2015,
-    ),
-    "ensembles": (
-        entry("ensembles2026", "Residual Networks as Ensembles", "ensembles"),
-        arxiv(
-            "veit2016residual",
-            "Residual Networks Behave Like Ensembles of Relatively Shallow Networks",
-            2016,
-            "1605.06431",
-            "cs.CV",
-            "Andreas Veit; Michael Wilber; Serge Belongie",
-            note="Published in Advances in Neural Information Processing Systems 29"
-            " (NeurIPS 2016)",
+
+def records(site_url: str = SITE_URL) -> dict[str, tuple[Work, ...]]:
+    """One record per entry, keyed by its page name: the entry, then its primary sources.
+
+    site_url is the address the build publishes ("" for none); only the entries' URLs
+    depend on it.
+    """
+    return {
+        "residual-stream": (
+            entry(
+                "residualstream2026", "The Residual Stream", "residual-stream", site_url
+            ),
+            HE_2015,
         ),
-        arxiv(
-            "huang2016deep",
-            "Deep Networks with Stochastic Depth",
-            2016,
-            "1603.09382",
-            "cs.LG",
-            "Gao Huang; Yu Sun; Zhuang Liu; Daniel Sedra; Kilian Q. Weinberger",
-            note="Published in the Proceedings of ECCV 2016",
+        "ensembles": (
+            entry(
+                "ensembles2026", "Residual Networks as Ensembles", "ensembles", site_url
+            ),
+            arxiv(
+                "veit2016residual",
+                "Residual Networks Behave Like Ensembles of Relatively Shallow Networks",
+                2016,
+                "1605.06431",
+                "cs.CV",
+                "Andreas Veit; Michael Wilber; Serge Belongie",
+                note="Published in Advances in Neural Information Processing Systems 29"
+                " (NeurIPS 2016)",
+            ),
+            arxiv(
+                "huang2016deep",
+                "Deep Networks with Stochastic Depth",
+                2016,
+                "1603.09382",
+                "cs.LG",
+                "Gao Huang; Yu Sun; Zhuang Liu; Daniel Sedra; Kilian Q. Weinberger",
+                note="Published in the Proceedings of ECCV 2016",
+            ),
         ),
-    ),
-    "scaled-branches": (
-        entry(
-            "scaledbranches2026",
-            "Scaled and Zero-Initialised Branches",
-            "scaled-branches",
+        "scaled-branches": (
+            entry(
+                "scaledbranches2026",
+                "Scaled and Zero-Initialised Branches",
+                "scaled-branches",
+                site_url,
+            ),
+            arxiv(
+                "zhang2019fixup",
+                "Fixup Initialization: Residual Learning Without Normalization",
+                2019,
+                "1901.09321",
+                "cs.LG",
+                "Hongyi Zhang; Yann N. Dauphin; Tengyu Ma",
+                note="Published at ICLR 2019",
+            ),
+            arxiv(
+                "de2020batch",
+                "Batch Normalization Biases Residual Blocks Towards the Identity Function"
+                " in Deep Networks",
+                2020,
+                "2002.10444",
+                "cs.LG",
+                "Soham De; Samuel L. Smith",
+                note="Published in Advances in Neural Information Processing Systems 33"
+                " (NeurIPS 2020)",
+            ),
+            arxiv(
+                "bachlechner2020rezero",
+                "ReZero is All You Need: Fast Convergence at Large Depth",
+                2020,
+                "2003.04887",
+                "cs.LG",
+                "Thomas Bachlechner; Bodhisattwa Prasad Majumder; Huanru Henry Mao;"
+                " Garrison W. Cottrell; Julian McAuley",
+            ),
         ),
-        arxiv(
-            "zhang2019fixup",
-            "Fixup Initialization: Residual Learning Without Normalization",
-            2019,
-            "1901.09321",
-            "cs.LG",
-            "Hongyi Zhang; Yann N. Dauphin; Tengyu Ma",
-            note="Published at ICLR 2019",
+        "normalisation-placement": (
+            entry(
+                "normplacement2026",
+                "Normalisation Placement",
+                "normalisation-placement",
+                site_url,
+            ),
+            arxiv(
+                "xiong2020layer",
+                "On Layer Normalization in the Transformer Architecture",
+                2020,
+                "2002.04745",
+                "cs.LG",
+                "Ruibin Xiong; Yunchang Yang; Di He; Kai Zheng; Shuxin Zheng; Chen Xing;"
+                " Huishuai Zhang; Yanyan Lan; Liwei Wang; Tie-Yan Liu",
+                note="Published in the Proceedings of ICML 2020",
+            ),
+            arxiv(
+                "liu2020understanding",
+                "Understanding the Difficulty of Training Transformers",
+                2020,
+                "2004.08249",
+                "cs.LG",
+                "Liyuan Liu; Xiaodong Liu; Jianfeng Gao; Weizhu Chen; Jiawei Han",
+                note="Published in the Proceedings of EMNLP 2020",
+            ),
+            arxiv(
+                "wang2022deepnet",
+                "DeepNet: Scaling Transformers to 1,000 Layers",
+                2022,
+                "2203.00555",
+                "cs.CL",
+                "Hongyu Wang; Shuming Ma; Li Dong; Shaohan Huang; Dongdong Zhang; Furu Wei",
+            ),
+            arxiv(
+                "kim2025periln",
+                "Peri-LN: Revisiting Normalization Layer in the Transformer Architecture",
+                2025,
+                "2502.02732",
+                "cs.LG",
+                "Jeonghoon Kim; Byeongchan Lee; Cheonbok Park; Yeontaek Oh; Beomjun Kim;"
+                " Taehwan Yoo; Seongjin Shin; Dongyoon Han; Jinwoo Shin; Kang Min Yoo",
+                note="Published in the Proceedings of ICML 2025",
+            ),
         ),
-        arxiv(
-            "de2020batch",
-            "Batch Normalization Biases Residual Blocks Towards the Identity Function"
-            " in Deep Networks",
-            2020,
-            "2002.10444",
-            "cs.LG",
-            "Soham De; Samuel L. Smith",
-            note="Published in Advances in Neural Information Processing Systems 33"
-            " (NeurIPS 2020)",
-        ),
-        arxiv(
-            "bachlechner2020rezero",
-            "ReZero is All You Need: Fast Convergence at Large Depth",
-            2020,
-            "2003.04887",
-            "cs.LG",
-            "Thomas Bachlechner; Bodhisattwa Prasad Majumder; Huanru Henry Mao;"
-            " Garrison W. Cottrell; Julian McAuley",
-        ),
-    ),
-    "normalisation-placement": (
-        entry(
-            "normplacement2026",
-            "Normalisation Placement",
-            "normalisation-placement",
-        ),
-        arxiv(
-            "xiong2020layer",
-            "On Layer Normalization in the Transformer Architecture",
-            2020,
-            "2002.04745",
-            "cs.LG",
-            "Ruibin Xiong; Yunchang Yang; Di He; Kai Zheng; Shuxin Zheng; Chen Xing;"
-            " Huishuai Zhang; Yanyan Lan; Liwei Wang; Tie-Yan Liu",
-            note="Published in the Proceedings of ICML 2020",
-        ),
-        arxiv(
-            "liu2020understanding",
-            "Understanding the Difficulty of Training Transformers",
-            2020,
-            "2004.08249",
-            "cs.LG",
-            "Liyuan Liu; Xiaodong Liu; Jianfeng Gao; Weizhu Chen; Jiawei Han",
-            note="Published in the Proceedings of EMNLP 2020",
-        ),
-        arxiv(
-            "wang2022deepnet",
-            "DeepNet: Scaling Transformers to 1,000 Layers",
-            2022,
-            "2203.00555",
-            "cs.CL",
-            "Hongyu Wang; Shuming Ma; Li Dong; Shaohan Huang; Dongdong Zhang; Furu Wei",
-        ),
-        arxiv(
-            "kim2025periln",
-            "Peri-LN: Revisiting Normalization Layer in the Transformer Architecture",
-            2025,
-            "2502.02732",
-            "cs.LG",
-            "Jeonghoon Kim; Byeongchan Lee; Cheonbok Park; Yeontaek Oh; Beomjun Kim;"
-            " Taehwan Yoo; Seongjin Shin; Dongyoon Han; Jinwoo Shin; Kang Min Yoo",
-            note="Published in the Proceedings of ICML 2025",
-        ),
-    ),
-}
+    }
+
+
+ENTRIES = records()  # this build's records, at its SITE_URL
 WORKS = ENTRIES["residual-stream"]
 # --8<-- [end:works]
 
@@ -298,14 +313,22 @@ class Result:
 
 
 def measure(
-    device: str = "cpu", seed: int = 0, slug: str = "residual-stream"
+    device: str = "cpu",
+    seed: int = 0,
+    slug: str = "residual-stream",
+    site_url: str | None = None,
 ) -> Result:
-    """Every format from one entry's record (device and seed are unused: nothing is random)."""
-    if slug not in ENTRIES:
+    """Every format from one entry's record (device and seed are unused: nothing is random).
+
+    site_url: generate the records a build published there would ("" for an unpublished build);
+    None (the default) for this build's, at SITE_URL.
+    """
+    entries = ENTRIES if site_url is None else records(site_url)
+    if slug not in entries:
         raise KeyError(
             f"no citation record for entry {slug!r}: add one to ENTRIES in {__file__}"
         )
-    works = ENTRIES[slug]
+    works = entries[slug]
     return Result(
         bibtex="\n\n".join(bibtex(w) for w in works),
         csl_json=json.dumps([csl(w) for w in works], indent=2, ensure_ascii=False),

@@ -7,19 +7,27 @@ Run `python -m snippets.encyclopedia.residual_flops` to print what the page stat
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import torch
+from torch import nn
 from torch.utils.flop_counter import FlopCounterMode
 
 from snippets.encyclopedia.transformer_block import PreNormBlock
 
 
 # --8<-- [start:count]
-def block_costs(d: int, heads: int, B: int, T: int) -> tuple[int, int]:
-    """(matrix-product FLOPs counted by torch, FLOPs of the two residual adds)."""
+def block_costs(
+    d: int,
+    heads: int,
+    B: int,
+    T: int,
+    make_block: Callable[[int, int], nn.Module] = PreNormBlock,
+) -> tuple[int, int]:
+    """(matrix-product FLOPs counted by torch, FLOPs of the two residual adds) of one block."""
     with torch.device("meta"):
-        block, x = PreNormBlock(d, heads), torch.empty(B, T, d)  # x: (B, T, d)
+        block, x = make_block(d, heads), torch.empty(B, T, d)  # x: (B, T, d)
     with FlopCounterMode(display=False) as counter:
         block(x)
     additions = 2 * B * T * d  # one add per stream entry, in each of two residuals
@@ -32,6 +40,14 @@ def matmul_formula(d: int, B: int, T: int) -> int:
 
 
 # --8<-- [end:count]
+
+
+def without_attention(d: int, heads: int) -> nn.Module:
+    """The same pre-norm block with its attention sublayer taken out (a counterfactual: the formula
+    above then over-counts, by the attention's Linears and its two T × T products)."""
+    block = PreNormBlock(d, heads)
+    block.attn = nn.Identity()
+    return block
 
 
 @dataclass(frozen=True)
@@ -50,18 +66,28 @@ def measure(
     seed: int = 0,
     B: int = 1,
     T: int = 2048,
-    widths: tuple[int, ...] = (64, 768, 4096, 12288),
+    *,
+    widths: tuple[int, ...],
+    attention: bool = True,
 ) -> Result:
-    """Count one block per width d (h = d / 64 heads); device and seed are unused."""
+    """Count one block per width d (h = d / 64 heads, at least one); device and seed are unused.
+
+    attention=False counts the block without its attention sublayer instead.
+    """
+    make_block = PreNormBlock if attention else without_attention
     rows = []
     for d in widths:
-        counted, residual = block_costs(d, d // 64, B, T)
+        heads = max(1, d // 64)
+        counted, residual = block_costs(d, heads, B, T, make_block)
         rows.append(
-            [d, d // 64, counted, matmul_formula(d, B, T), residual, residual / counted]
+            [d, heads, counted, matmul_formula(d, B, T), residual, residual / counted]
         )
     return Result(B, T, rows)
 
 
 if __name__ == "__main__":
-    for row in measure().rows:
+    from sitekit import facts  # GPT-3's width, as the page shows it
+
+    gpt3 = int(facts.registry().value("gpt3_d_model"))
+    for row in measure(widths=(64, 768, 4096, gpt3)).rows:
         print(row)

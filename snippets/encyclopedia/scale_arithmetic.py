@@ -1,6 +1,8 @@
 """Encyclopedia, The Residual Stream: the arithmetic behind the premise's GPT-3 numbers.
 
-Inputs are published figures (Brown et al. 2020, Table 2.1): 175.0 billion parameters, 96 layers.
+Inputs are published figures (Brown et al. 2020, Table 2.1): the parameter count and the number of
+layers, which the caller passes in; the tests and `__main__` read them from facts/facts.toml
+(`gpt3_params_b`, `gpt3_layers`), so no figure of the paper is typed here.
 Run `python -m snippets.encyclopedia.scale_arithmetic` to print what the page states.
 """
 
@@ -35,12 +37,20 @@ class Result:
 
 
 def measure(
-    device: str = "cpu", seed: int = 0, parameters: float = 175.0e9, layers: int = 96
+    device: str = "cpu", seed: int = 0, *, parameters: float, layers: int
 ) -> Result:
-    """Do the arithmetic (device and seed are unused)."""
+    """Do the arithmetic on a published parameter count and depth (device and seed are unused)."""
     size = weight_bytes(parameters)
     return Result(parameters, layers, size / 1e9, size / 2**30, residual_writes(layers))
 
 
 if __name__ == "__main__":
-    print(measure())
+    from sitekit import facts  # the published figures, as the page shows them
+
+    reg = facts.registry()
+    print(
+        measure(
+            parameters=reg.value("gpt3_params_b") * 1e9,  # the fact is in billions
+            layers=int(reg.value("gpt3_layers")),
+        )
+    )

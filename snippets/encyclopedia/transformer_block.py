@@ -153,7 +153,6 @@ class Result:
         bool  # editing the last token leaves outputs at earlier positions equal
     )
     causal_last_changed: bool
-    hidden_shape: list[int]  # the MLP's widened hidden activation
     projected_parameters: int  # the block plus two learned d×d shortcut projections
     by_hand_error: float  # float64 block against by_hand, max |difference|
     postnorm_by_hand_error: (
@@ -184,7 +183,6 @@ def measure(
         edited = x.clone()
         edited[:, -1] += 1.0
         y_edited = pre(edited)
-        hidden = pre.mlp.up(pre.norm2(x))
         pre64, post64, x64 = pre.double(), post.double(), x.double()
         hand_error = (pre64(x64) - by_hand(pre64, x64)).abs().max().item()
         post_hand_error = (post64(x64) - by_hand(post64, x64)).abs().max().item()
@@ -220,7 +218,6 @@ def measure(
         postnorm_matches_equations=post_matches,
         causal_prefix_unchanged=torch.equal(y[:, :-1], y_edited[:, :-1]),
         causal_last_changed=not torch.equal(y[:, -1], y_edited[:, -1]),
-        hidden_shape=list(hidden.shape),
         projected_parameters=projected,
         by_hand_error=hand_error,
         postnorm_by_hand_error=post_hand_error,

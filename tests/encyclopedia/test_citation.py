@@ -2,13 +2,15 @@
 
 import json
 import os
-from urllib.parse import urlparse
+from urllib.parse import urljoin, urlparse
 
 import bibtexparser
 import jsonschema
 import pytest
 import rispy
 from bibtexparser import middlewares
+from mkdocs.config import config_options, defaults
+from mkdocs.structure.files import File
 from mkdocs.utils.yaml import yaml_load
 
 from sitekit.claims import ROOT
@@ -17,7 +19,13 @@ from snippets.encyclopedia import citation as snippet
 PAGE = "encyclopedia/residual-stream.md"
 HE = ["He", "Zhang", "Ren", "Sun"]
 TEXT = "parses text the snippet writes from Python records; no tensor is involved"
-ROUND_TRIP = "the three formats parse back to the record's works, field for field (string and integer equality)"
+# A round trip holds by construction: the snippet writes each format from the record's fields, and the check
+# reads those fields back. What it shows is that three independent parsers read the text as written (one
+# person per author, one entry per key); no alternative citation is staged for it to reject.
+ROUND_TRIP = (
+    "a round trip: the three formats are written from the record's fields and bibtexparser, a CSL schema and "
+    "rispy read the same fields back (string and integer equality)"
+)
 GIVEN = ["Kaiming", "Xiangyu", "Shaoqing", "Jian"]
 
 # The parts of the CSL 1.0.2 input schema (csl-data.json) that these records use, restated here.
@@ -71,30 +79,16 @@ def agree_entry(bib: str, csl_json: str, ris: str, slug: str) -> None:
         ), (got, work)
 
 
-def rejects_corrupted(claim, r, slug: str, arxiv_id: str) -> None:
-    """The check fails on the three mistakes a hand-typed citation makes."""
-    one_person = r.bibtex.replace(" and ", ", ", 3)  # authors joined by commas: BibTeX reads one person
-    claim.rejects(agree_entry, one_person, r.csl_json, r.ris, slug, because="BibTeX authors joined by commas")
-    claim.rejects(
-        agree_entry, r.bibtex + "\n\n" + r.bibtex.split("\n\n")[1], r.csl_json, r.ris, slug, because="a duplicated key"
-    )
-    typo = arxiv_id[:-2] + arxiv_id[-1] + arxiv_id[-2]
-    claim.rejects(
-        agree_entry, r.bibtex, r.csl_json, r.ris.replace(f"arXiv:{arxiv_id}", f"arXiv:{typo}"), slug, because="a typo"
-    )
-
-
 @pytest.mark.claim(
     "BibTeX, CSL-JSON and RIS generated from the entry's one record parse (bibtexparser, a CSL schema, rispy) to "
     "the same works: the entry, Veit, Wilber and Belongie, and Huang et al., each author separate.",
     page="encyclopedia/ensembles.md",
     device_independent=TEXT,
-    exact=ROUND_TRIP,
+    identity=ROUND_TRIP,
 )
 def test_ensembles_citation_parses_to_the_same_works(claim):
     r = snippet.measure(slug="ensembles")
     claim.check(agree_entry, r.bibtex, r.csl_json, r.ris, "ensembles")
-    rejects_corrupted(claim, r, "ensembles", "1605.06431")
     claim.record(bibtex=r.bibtex, csl_json=r.csl_json, ris=r.ris, works=len(snippet.ENTRIES["ensembles"]))
 
 
@@ -103,12 +97,11 @@ def test_ensembles_citation_parses_to_the_same_works(claim):
     "the same works: the entry, Fixup, SkipInit and ReZero, each author separate.",
     page="encyclopedia/scaled-branches.md",
     device_independent=TEXT,
-    exact=ROUND_TRIP,
+    identity=ROUND_TRIP,
 )
 def test_scaled_branches_citation_parses_to_the_same_works(claim):
     r = snippet.measure(slug="scaled-branches")
     claim.check(agree_entry, r.bibtex, r.csl_json, r.ris, "scaled-branches")
-    rejects_corrupted(claim, r, "scaled-branches", "2003.04887")
     claim.record(bibtex=r.bibtex, csl_json=r.csl_json, ris=r.ris, works=len(snippet.ENTRIES["scaled-branches"]))
 
 
@@ -118,12 +111,11 @@ def test_scaled_branches_citation_parses_to_the_same_works(claim):
     "each author separate.",
     page="encyclopedia/normalisation-placement.md",
     device_independent=TEXT,
-    exact=ROUND_TRIP,
+    identity=ROUND_TRIP,
 )
 def test_normalisation_placement_citation_parses_to_the_same_works(claim):
     r = snippet.measure(slug="normalisation-placement")
     claim.check(agree_entry, r.bibtex, r.csl_json, r.ris, "normalisation-placement")
-    rejects_corrupted(claim, r, "normalisation-placement", "2002.04745")
     claim.record(bibtex=r.bibtex, csl_json=r.csl_json, ris=r.ris, works=len(snippet.ENTRIES["normalisation-placement"]))
 
 
@@ -191,30 +183,70 @@ def generated():
     "works: one key each, He et al. with four separate authors, 2015, arXiv 1512.03385 and its URL.",
     page=PAGE,
     device_independent=TEXT,
-    exact=ROUND_TRIP,
+    identity=ROUND_TRIP,
 )
 def test_citation_formats_parse_to_the_same_works(claim, generated):
     r = generated
     he = claim.check(agree, r.bibtex, r.csl_json, r.ris)
     people = snippet.WORKS[1].authors
     assert [p.given for p in people] == GIVEN
-    one_person = r.bibtex.replace(" and ", ", ", 3)  # authors joined by commas: BibTeX reads one person
-    claim.rejects(agree, one_person, r.csl_json, r.ris, because="BibTeX authors joined by commas")
-    claim.rejects(agree, r.bibtex + "\n\n" + r.bibtex.split("\n\n")[1], r.csl_json, r.ris, because="a duplicated key")
-    claim.rejects(agree, r.bibtex, r.csl_json, r.ris.replace("arXiv:1512.03385", "arXiv:1512.03358"), because="a typo")
-    claim.record(bibtex=r.bibtex, csl_json=r.csl_json, ris=r.ris, works=len(snippet.WORKS), year=he["year"])
+    claim.record(
+        bibtex=r.bibtex,
+        csl_json=r.csl_json,
+        ris=r.ris,
+        works=len(snippet.WORKS),
+        year=he["year"],
+        authors=len(he["family"]),  # the "four separate authors", as the parsers read them
+    )
 
 
-def published_site_url() -> str:
-    """The address the build publishes: SITE_URL, which mkdocs.yml's site_url reads; "" where unset."""
-    with open(ROOT / "mkdocs.yml", encoding="utf-8") as f:
-        configured = str(yaml_load(f).get("site_url") or "")
-    published = os.environ.get("SITE_URL", "").strip()
-    if published:
-        assert configured == published, f"mkdocs.yml's site_url should read SITE_URL, got {configured!r}"
-    else:  # an unpublished build is addressed as the local preview, never as a public host
-        assert urlparse(configured).hostname in {"127.0.0.1", "localhost"}, configured
-    return published
+# The address a published build is checked at when this build publishes none (the other branch of the claim
+# below): a reserved example host, never shown on a page. CI's main-branch build sets SITE_URL to its Pages
+# address instead, and then the unpublished build is the other branch.
+OTHER_SITE_URL = "https://residual-stream.example/site/"
+
+
+def published_entry_url(monkeypatch, site_url: str) -> str:
+    """The address mkdocs gives this page in a build with SITE_URL = site_url ("" for a build without one).
+
+    mkdocs.yml's site_url must read SITE_URL; a build without it is addressed as the local preview (or has
+    no site_url at all, where SITE_URL is set but empty), never as a public host, and its entry has no URL.
+    mkdocs's own rules make the address: site_url as a directory URL, then the page's URL under it.
+    """
+    with monkeypatch.context() as env:  # restored before the claim is recorded (its fingerprint reads SITE_URL)
+        if site_url:
+            env.setenv("SITE_URL", site_url)
+        else:
+            env.delenv("SITE_URL", raising=False)
+        with open(ROOT / "mkdocs.yml", encoding="utf-8") as f:
+            config = yaml_load(f)
+    configured = str(config.get("site_url") or "")
+    if not site_url:
+        assert not configured or urlparse(configured).hostname in {"127.0.0.1", "localhost"}, configured
+        return ""
+    assert configured == site_url, f"mkdocs.yml's site_url should read SITE_URL, got {configured!r}"
+    directory_urls = config.get("use_directory_urls", defaults.MkDocsConfig.use_directory_urls.default)
+    page = File(PAGE, None, "site", directory_urls).url
+    return urljoin(config_options.URL(is_dir=True).validate(configured), page)
+
+
+def cites_at(expected: str):
+    """A check that the entry's record cites `expected` in all three formats, read by their parsers, and
+    that with `expected` = "" no format has a URL field at all (no placeholder)."""
+
+    def cites(bib: str, csl_json: str, ris: str) -> None:
+        parsed = parse_all(bib, csl_json, ris)
+        parsed.pop("keys")
+        for fmt, works in parsed.items():
+            assert works[0]["url"] == expected, (fmt, works[0]["url"], expected)
+        fields = (
+            "url" in bibtexparser.parse_string(bib).entries[0].fields_dict,
+            "URL" in json.loads(csl_json)[0],
+            "urls" in rispy.loads(ris)[0],
+        )
+        assert fields == (bool(expected),) * 3, (fields, expected)
+
+    return cites
 
 
 @pytest.mark.claim(
@@ -222,18 +254,26 @@ def published_site_url() -> str:
     "without one cites no URL at all rather than a placeholder.",
     page=PAGE,
     device_independent="compares strings from files and the environment",
-    exact="the cited URL is string-equal to the one built from SITE_URL, or absent without it",
+    exact="in this build and in one of the other kind (published if this one is not, and the reverse), the "
+    "cited URL is string-equal to the page's address under mkdocs's site_url, or absent where there is none",
 )
-def test_citation_url_matches_site_url(claim, generated):
-    configured = published_site_url()
-    expected = configured.rstrip("/") + "/encyclopedia/residual-stream/" if configured else ""
-    r = generated
+def test_citation_url_matches_site_url(claim, generated, monkeypatch):
+    this_site = os.environ.get("SITE_URL", "").strip()
+    other_site = "" if this_site else OTHER_SITE_URL  # the other branch: runs in every build
+    address_here = published_entry_url(monkeypatch, this_site)
+    address_there = published_entry_url(monkeypatch, other_site)
+    here, there = cites_at(address_here), cites_at(address_there)
+    other = snippet.measure(site_url=other_site)  # the records a build of the other kind generates
+    other_kind = "an unpublished build" if this_site else f"a build published at {other_site}"
 
-    def cites(url: str, bib: str, ris: str) -> None:
-        assert url == expected, (url, expected)
-        entry_bib, entry_ris = bib.split("\n\n")[0], ris.split("\n\n")[0]
-        assert ("url = " in entry_bib) == bool(expected) and ("UR  - " in entry_ris) == bool(expected)
-
-    claim.check(cites, snippet.WORKS[0].url, r.bibtex, r.ris)
-    claim.rejects(cites, snippet.WORKS[1].url, r.bibtex, r.ris, because="the cited paper's URL, on another host")
-    claim.record(url=snippet.WORKS[0].url or "(none: no SITE_URL set)", site_url=configured or "(not set)")
+    claim.check(here, generated.bibtex, generated.csl_json, generated.ris)
+    claim.check(there, other.bibtex, other.csl_json, other.ris)
+    claim.rejects(here, other.bibtex, other.csl_json, other.ris, because=f"the citation {other_kind} generates")
+    claim.rejects(
+        there, generated.bibtex, generated.csl_json, generated.ris, because=f"this build's citation, in {other_kind}"
+    )
+    claim.record(
+        url=address_here or "(none: no SITE_URL set)",
+        site_url=this_site or "(not set)",
+        other_build_url=address_there or "(none: no SITE_URL set)",
+    )

@@ -22,9 +22,11 @@ def max_errors(xs: list[torch.Tensor], ys: list[torch.Tensor]) -> list[float]:
 
 
 @pytest.mark.claim(
-    "Writing a block as x + f(x) with f = H − id reproduces H(x) to float64 rounding (1e-15), over 5 seeds.",
+    "Writing a plain block H as x + f(x) with f = H − id reproduces H(x) to float64 rounding (every entry "
+    "within 1e-15).",
     page=PAGE,
-    exact="x + (H(x) − x) is H(x) to one float64 rounding of each entry (within 1e-15)",
+    identity="x + (H(x) − x) is H(x) in exact arithmetic, whatever H is; float64 leaves two roundings of "
+    "each entry (H here is one random branch with no shortcut, so the block is a plain one)",
 )
 def test_reparameterised_block_equals_plain_block(claim, runs):
     rounding = 1e-15
@@ -33,12 +35,7 @@ def test_reparameterised_block_equals_plain_block(claim, runs):
         below("max |H(x) − (x + f(x))|", errors, rounding)
 
     claim.check(within_rounding, [r.reparam_error for r in runs])
-    claim.rejects(
-        within_rounding,
-        [r.reparam_without_subtraction_error for r in runs],
-        because="x + H(x), without subtracting x",
-    )
-    claim.record(max_error=max(r.reparam_error for r in runs), seeds=len(runs), tolerance=rounding)
+    claim.record(max_error=max(r.reparam_error for r in runs), draws=len(runs))
 
 
 @pytest.mark.claim(
@@ -83,8 +80,9 @@ def test_stack_jacobian_is_product_of_identity_plus_branch_jacobians(claim, runs
     "within 1e-12), and the empty subset's term is torch.equal to I",
 )
 def test_product_expands_into_sum_over_subsets(claim, runs):
-    def matches(product: list[torch.Tensor], path_sum: list[torch.Tensor]) -> None:
-        below("max |Σ over subsets − product|", max_errors(path_sum, product), ATOL)
+    def matches(product: list[torch.Tensor], paths: list[dict[tuple[int, ...], torch.Tensor]]) -> None:
+        path_sums = [torch.stack(list(terms.values())).sum(0) for terms in paths]  # Σ over subsets S
+        below("max |Σ over subsets − product|", max_errors(path_sums, product), ATOL)
 
     for r in runs:
         assert len(r.paths) == 2**r.L
@@ -92,11 +90,11 @@ def test_product_expands_into_sum_over_subsets(claim, runs):
     # The plain stack, run through autograd, is its own path through every block, and nothing else.
     plain_full = [r.plain_paths[tuple(range(r.L))] for r in runs]
     below("max |plain autograd − its every-block path|", max_errors([r.plain_autograd for r in runs], plain_full), ATOL)
-    claim.check(matches, [r.product for r in runs], [r.path_sum for r in runs])
+    claim.check(matches, [r.product for r in runs], [r.paths for r in runs])
     claim.rejects(
         matches,
         [r.plain_autograd for r in runs],
-        [r.plain_path_sum for r in runs],
+        [r.plain_paths for r in runs],
         because="a plain stack of the same branches (autograd) against the sum over subsets of its own J_k",
     )
     r = runs[0]
