@@ -45,6 +45,21 @@ def add_without_projection(x: torch.Tensor, branch: nn.Module) -> torch.Tensor:
 # --8<-- [end:mistake]
 
 
+def block_terms(
+    block: nn.Module, batch: int, seed: int
+) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """One random batch through a block that has a `branch`: its input x, output y and F(x).
+
+    Runs any block of this part (the identity-shortcut block too), without autograd, on the
+    device its weights are on; the claims compare y - x with F(x).
+    """
+    first = block.branch[0]
+    torch.manual_seed(seed)
+    x = torch.randn(batch, first.in_features, device=first.weight.device)  # (N, d_in)
+    with torch.no_grad():
+        return x, block(x), block.branch(x)
+
+
 @dataclass(frozen=True)
 class Result:
     """Shapes, parameter counts and the error raised by the missing projection."""

@@ -73,6 +73,7 @@ class Result:
     post_norm_independent_relative_error: (
         float  # the same comparison for the post-norm stack
     )
+    walk_blocks: int  # the branches the three-block walk was given
     walk_equal: bool
     walk_max_error: float
     plain_max_error: float  # the plain stack's output against the same unrolled sum
@@ -134,6 +135,7 @@ def measure(
         post_norm_max_error=(hp - replay(x, post_writes)).abs().max().item(),
         independent_relative_error=independent(h, writes),
         post_norm_independent_relative_error=independent(hp, post_writes),
+        walk_blocks=len(branches),
         walk_equal=torch.equal(walk["h3"], walk["unrolled"]),
         walk_max_error=(walk["h3"] - walk["unrolled"]).abs().max().item(),
         plain_max_error=(walk["plain"] - walk["unrolled"]).abs().max().item(),

@@ -20,8 +20,8 @@ def results(device, seeds):
 
 @pytest.mark.claim(
     "One block whose branch has Jacobian −I, placed in the middle of a 10-block default-init residual stack, "
-    "makes the stack's input gradient exactly zero, every entry, over 5 seeds; with that block's default branch "
-    "restored every entry is non-zero.",
+    "makes the stack's input gradient exactly zero, every entry; with that block's default branch "
+    "restored every entry is non-zero, in each of 5 seeds.",
     page=PAGE,
     exact="x + (−x) is 0.0 in every entry, so the input gradient is exactly zero (a norm of 0.0 and a count of "
     "non-zero entries); with the default branch the count of non-zero entries equals the number of entries",

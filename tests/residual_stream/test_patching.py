@@ -17,7 +17,7 @@ def results(device, seeds):
 
 @pytest.mark.claim(
     "When every branch after block k is zero, an edit δ written after block k reaches the output untouched: "
-    "the final stream equals the patched stream at block k bit-for-bit (5 seeds).",
+    "the final stream equals the patched stream at block k bit-for-bit.",
     page=PAGE,
     exact="every stream after block k is torch.equal to the final one (bit for bit), and the change carries δ "
     "whole up to float32 rounding of (h_k + δ) − h_k",

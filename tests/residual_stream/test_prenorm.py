@@ -9,7 +9,7 @@ PAGE = "module/residual-stream.md"
 
 @pytest.mark.claim(
     "With every branch zeroed, a 12-block pre-norm stack's input Jacobian is exactly the identity matrix "
-    "(float64, 5 seeds); a zeroed post-norm stack's is not.",
+    "(float64); a zeroed post-norm stack's is not.",
     page=PAGE,
     exact="the float64 Jacobian is torch.equal to the identity matrix (max |J − I| = 0.0)",
 )
