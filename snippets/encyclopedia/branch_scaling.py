@@ -134,8 +134,14 @@ def measure(
     seed: int = 0,
     d: int = 8,
     depths: Sequence[int] = (2, 8, 32, 128, 512),
+    c: float = 1.0,
+    eps: float = 0.1,
 ) -> Result:
-    """Run every scheme at every depth (CPU, float64) and a stack with random factors."""
+    """Run every scheme at every depth (CPU, float64) and a stack with random factors.
+
+    c sets the 1/sqrt(L) scheme's rho² = c/L and eps LayerScale's starting factor; the Result keeps
+    the very values the stacks were built with.
+    """
     g = torch.Generator().manual_seed(seed)
     x = torch.randn(4, d, dtype=torch.float64, generator=g)
     rho = (2 * torch.rand(16, generator=g, dtype=torch.float64)).tolist()
@@ -152,14 +158,14 @@ def measure(
     zero_exact = True
     for L in depths:
         for scheme in growth:
-            stack = build(scheme, L, d, seed)
+            stack = build(scheme, L, d, seed, c=c, eps=eps)
             m = second_moments(stack, x)
             growth[scheme].append(m[-1] / m[0])
             if scheme == "rezero":
                 with torch.no_grad():
                     zero_exact &= torch.equal(stack(x), x)
     return Result(
-        d, rho, ratios[False], ratios[True], list(depths), growth, 1.0, 0.1, zero_exact
+        d, rho, ratios[False], ratios[True], list(depths), growth, c, eps, zero_exact
     )
 
 

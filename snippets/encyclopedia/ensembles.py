@@ -143,21 +143,22 @@ class Lesion:
         Tensor
     ]  # (d, d) per deleted block: sum of the full stack's terms without it
     change: list[float]  # ‖full - lesioned‖ / ‖full‖ per deleted block
-    surviving_share: float  # fraction of the paths that avoid one block
+    # per deleted block: the fraction of the paths that avoid it
+    surviving_shares: list[float]
 
 
 def lesion(Js: Sequence[Tensor], plain: bool) -> Lesion:
     terms = path_terms(Js, plain)
     full = end_to_end(Js, plain)
     zero = torch.zeros_like(full)
-    lesioned, surviving, change = [], [], []
+    lesioned, surviving, change, shares = [], [], [], []
     for k in range(len(Js)):
         cut = end_to_end(Js, plain, skip=k)
         lesioned.append(cut)
         surviving.append(sum((t for S, t in terms.items() if k not in S), zero))
         change.append(((full - cut).norm() / full.norm()).item())
-    share = sum(1 for S in terms if 0 not in S) / len(terms)
-    return Lesion(lesioned, surviving, change, share)
+        shares.append(sum(1 for S in terms if k not in S) / len(terms))
+    return Lesion(lesioned, surviving, change, shares)
 
 
 def expected_output(stack: Stack, x: Tensor, rescale: bool) -> Tensor:
@@ -189,8 +190,10 @@ class Result:
     residual: Lesion
     plain: Lesion
     depth_lengths: list[int]
-    expected_depths: list[Fraction]  # linear rule, p_L = 1/2
-    expected_depths_uniform: list[Fraction]  # every block dropped with 1/2
+    # p_L of the linear rule, and the uniform rate it is compared with
+    top_drop: Fraction
+    expected_depths: list[Fraction]  # linear rule, p_L = top_drop
+    expected_depths_uniform: list[Fraction]  # every block dropped with top_drop
     drop_blocks: int  # blocks of the drop-path stack
     full_output: Tensor  # (N, d)
     mean_output: Tensor  # (N, d): E over drop patterns, with the 1/(1 - p) rescaling
@@ -203,6 +206,7 @@ def measure(
     L: int = 10,
     d: int = 6,
     r: float = math.sqrt(1 / 18),
+    top_drop: Fraction = Fraction(1, 2),
 ) -> Result:
     """Count and size the paths, lesion linear stacks, average drop-path exactly (float64)."""
     Js = [f.weight.detach() for f in linear_branches(6, d, r, seed)]
@@ -227,13 +231,12 @@ def measure(
         residual=lesion(Js, plain=False),
         plain=lesion(Js, plain=True),
         depth_lengths=depth_lengths,
+        top_drop=top_drop,
         expected_depths=[
-            expected_depth([Fraction(i, 2 * n) for i in range(1, n + 1)])
+            expected_depth([top_drop * Fraction(i, n) for i in range(1, n + 1)])
             for n in depth_lengths
         ],
-        expected_depths_uniform=[
-            expected_depth([Fraction(1, 2)] * n) for n in depth_lengths
-        ],
+        expected_depths_uniform=[expected_depth([top_drop] * n) for n in depth_lengths],
         drop_blocks=len(stack.p),
         full_output=full,
         mean_output=mean,
@@ -259,7 +262,7 @@ if __name__ == "__main__":
         [f"{c:.3f}" for c in res.plain.change],
     )
     print(
-        "expected depth with p_L = 1/2:",
+        f"expected depth with p_L = {res.top_drop}:",
         [str(e) for e in res.expected_depths],
         "at L =",
         res.depth_lengths,

@@ -25,8 +25,9 @@ def run(seeds):
     "does not follow the rule.",
     page=PAGE,
     device_independent=CPU_FLOAT64,
-    exact="a quarter-turn write is orthogonal to the stream and as long as it, so ‖x + ρQx‖² = (1 + ρ²)‖x‖² "
-    "holds to float64 rounding (relative error within 1e-12)",
+    identity="the branches are built as exact quarter-turn rotations (Qᵀ = −Q, QᵀQ = I), so every write is "
+    "orthogonal to the stream and as long as it, and ‖x + ρQx‖² = (1 + ρ²)‖x‖² holds by construction; the check "
+    "confirms float64 rounding keeps it (relative error within 1e-12)",
 )
 def test_each_block_multiplies_the_second_moment_by_one_plus_rho_squared(claim, run):
     def one_plus_rho_squared(ratios: list[float]) -> None:
@@ -38,7 +39,6 @@ def test_each_block_multiplies_the_second_moment_by_one_plus_rho_squared(claim, 
     claim.record(
         blocks=len(run.rho),
         d=run.d,
-        tolerance=EXACT,
         max_error=max(abs(r - (1 + s * s)) / (1 + s * s) for r, s in zip(run.per_block, run.rho, strict=True)),
         rho_max=max(run.rho),
     )
@@ -49,8 +49,9 @@ def test_each_block_multiplies_the_second_moment_by_one_plus_rho_squared(claim, 
     "(1 + c/L)^L, measured at L = 2 to 512 with c = 1; unscaled branches (ρ² = 1) pass e^c at once.",
     page=PAGE,
     device_independent=CPU_FLOAT64,
-    exact="orthogonal writes make the growth (1 + c/L)^L to float64 rounding (within 1e-9 relative over 512 "
-    "blocks), which rises with L and stays below e^c",
+    identity="with writes built orthogonal to the stream (exact rotations) and ρ² = c/L, the growth is "
+    "(1 + c/L)^L by construction, which rises with L and stays below e^c by the inequality (1 + x/n)^n < e^x; "
+    "the check confirms float64 rounding keeps it (within 1e-9 relative over 512 blocks)",
 )
 def test_one_over_sqrt_depth_keeps_the_stream_below_e_to_the_c(claim, run):
     bound = math.exp(run.c)
@@ -77,7 +78,6 @@ def test_one_over_sqrt_depth_keeps_the_stream_below_e_to_the_c(claim, run):
         scaled_deepest=run.growth["1/sqrt(L)"][-1],
         layerscale_deepest=run.growth["layerscale"][-1],
         unscaled_deepest=run.growth["none"][-1],
-        rounding=rounding,
         table={
             "columns": ["blocks L", "zero-started (ReZero, SkipInit)", "LayerScale, ε fixed", "ρ² = c/L", "unscaled"],
             "rows": rows,

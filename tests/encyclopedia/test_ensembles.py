@@ -26,7 +26,8 @@ def run(seeds):
     "make one block plain and the count is no longer binomial.",
     page=PAGE,
     device_independent=ARITHMETIC,
-    exact="expanding the product term by term gives C(L, k) terms of length k and 2^L in all (integer counts)",
+    identity="the expansion enumerates the 2^L ways of picking I or J in each factor, and the number of ways with k "
+    "J's is C(L, k) by the definition of the binomial coefficient; the check confirms the enumeration counts them so",
 )
 def test_paths_of_each_length_are_counted_by_the_binomial(claim, run):
     def binomial(counts: list[int]) -> None:
@@ -52,8 +53,9 @@ def test_paths_of_each_length_are_counted_by_the_binomial(claim, run):
     "with the same mean do not follow the formula.",
     page=PAGE,
     device_independent="sums products of Python floats; no tensor is involved",
-    exact="the binomial theorem: the path sizes, their total and the weighted mean length match the closed forms "
-    "to float64 rounding (relative error within 1e-12)",
+    identity="with equal gains each of the C(L, k) paths of length k has size r^k by definition, and the total and "
+    "the weighted mean length follow by the binomial theorem; the check confirms the path-by-path sums reach the "
+    "closed forms to float64 rounding (relative error within 1e-12)",
 )
 def test_gradient_weighted_path_length_is_L_r_over_1_plus_r(claim, run):
     r, L = run.gain, run.L
@@ -79,7 +81,6 @@ def test_gradient_weighted_path_length_is_L_r_over_1_plus_r(claim, run):
     claim.record(
         L=L,
         r=r,
-        tolerance=EXACT,
         mean_length=snippet.weighted_mean_length(run.sizes),
         predicted=L * r / (1 + r),
         unequal_mean_length=snippet.weighted_mean_length(run.sizes_unequal),
@@ -89,7 +90,7 @@ def test_gradient_weighted_path_length_is_L_r_over_1_plus_r(claim, run):
 
 @pytest.mark.claim(
     "Deleting block l from a residual stack of 6 linear blocks leaves exactly the sum of the paths that avoid l "
-    "(to 1e-12, float64), half of all paths; in a plain stack no path avoids l, and the check fails.",
+    "(to 1e-12, float64), which are half of all paths; in a plain stack no path avoids l, and the check fails.",
     page=PAGE,
     device_independent=CPU_FLOAT64,
     exact="deleting a block removes exactly the terms through it, so the lesioned product equals the sum of the "
@@ -101,17 +102,18 @@ def test_lesion_removes_exactly_the_paths_through_the_block(claim, run):
             (cut - paths).abs().max().item() for cut, paths in zip(lesion.lesioned, lesion.surviving_paths, strict=True)
         ]
         below("max |lesioned − sum of the paths avoiding the block|", errors, EXACT)
+        # Half of the 2^L subsets of blocks leave out any one block: the surviving paths are half of them.
+        assert lesion.surviving_shares == [1 / 2] * len(lesion.lesioned), lesion.surviving_shares
 
     claim.check(leaves_the_other_paths, run.residual)
     claim.rejects(leaves_the_other_paths, run.plain, because="the plain stack of the same branches")
     claim.record(
         blocks=len(run.residual.change),
-        tolerance=EXACT,
         max_error=max(
             (c - p).abs().max().item() for c, p in zip(run.residual.lesioned, run.residual.surviving_paths, strict=True)
         ),
-        surviving_share=run.residual.surviving_share,
-        plain_surviving_share=run.plain.surviving_share,
+        surviving_shares=run.residual.surviving_shares,
+        plain_surviving_shares=run.plain.surviving_shares,
         residual_change_max=max(run.residual.change),
         residual_change_min=min(run.residual.change),
         plain_change_min=min(run.plain.change),
@@ -135,7 +137,7 @@ def test_stochastic_depth_keeps_three_quarters_of_the_blocks(claim, run):
         lengths=run.depth_lengths,
         expected=[float(e) for e in run.expected_depths],
         uniform=[float(e) for e in run.expected_depths_uniform],
-        p_top=0.5,
+        p_top=float(run.top_drop),
     )
 
 
@@ -156,7 +158,6 @@ def test_drop_path_rescaling_keeps_the_expected_output(claim, run):
     claim.record(
         patterns=2**run.drop_blocks,
         blocks=run.drop_blocks,
-        tolerance=EXACT,
         max_error=(run.mean_output - run.full_output).abs().max().item(),
         unscaled_error=(run.mean_output_unscaled - run.full_output).abs().max().item(),
     )
