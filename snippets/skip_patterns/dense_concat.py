@@ -84,6 +84,7 @@ class Result:
     predicted: dict[str, dict[int, int]]
     width_at_100: int
     residual_widths: dict[int, int]  # depth -> output width of the residual stack
+    long_depth: int  # layers of the stack width_at_100 is read from, counted from it
 
 
 def measure(
@@ -107,11 +108,22 @@ def measure(
         for kind, model in (("dense", dense), ("residual", residual)):
             saved[kind][depth] = saved_bytes(model, x)
             predicted[kind][depth] = predicted_bytes(kind, depth, n, k0, k)
+    long = DenseStack(k0, k, 100).to(
+        device
+    )  # the long stack the skip-patterns page quotes
     with torch.no_grad():
-        width_at_100 = (
-            DenseStack(k0, k, 100).to(device)(x[:1]).shape[-1]
-        )  # the width at depth 100 that the skip-patterns page quotes
-    return Result(k0, k, n, widths, saved, predicted, width_at_100, residual_widths)
+        width_at_100 = long(x[:1]).shape[-1]
+    return Result(
+        k0,
+        k,
+        n,
+        widths,
+        saved,
+        predicted,
+        width_at_100,
+        residual_widths,
+        len(long.layers),
+    )
 
 
 if __name__ == "__main__":

@@ -48,25 +48,60 @@ def deviation(block: HighwayBlock, x: torch.Tensor) -> tuple[float, float, float
 GATE_BIASES = (0.0, -2.0, -5.0, -10.0, -20.0, -40.0, -80.0, -120.0)
 
 
+def _built(
+    b: float, device: str, seed: int, d: int, n: int
+) -> tuple[HighwayBlock, torch.Tensor]:
+    """The sweep's block at gate bias b and its batch, float64, from `seed`."""
+    torch.manual_seed(seed)
+    block = HighwayBlock(d, gate_bias=b).double().to(device)
+    x = torch.randn(n, d, dtype=torch.float64, device=device)  # (N, d)
+    return block, x
+
+
+def largest_gate(
+    biases: list[float], device: str = "cpu", seed: int = 0, d: int = 64, n: int = 64
+) -> list[float]:
+    """max T of a freshly built block and batch at each b_T (the sweep's construction)."""
+    out = []
+    for b in biases:
+        block, x = _built(b, device, seed, d, n)
+        with torch.no_grad():
+            out.append(torch.sigmoid(block.gate(x)).max().item())
+    return out
+
+
+def _ulps(deviation: torch.Tensor, x: torch.Tensor, dtype: torch.dtype) -> float:
+    """The largest |deviation| in units of the last place of x held in `dtype`.
+
+    The unit is the spacing above |x|, element by element."""
+    a = x.to(dtype).abs()
+    spacing = torch.nextafter(a, torch.full_like(a, float("inf"))) - a
+    return (deviation.abs() / spacing.double()).max().item()
+
+
 @dataclass(frozen=True)
 class Result:
     """Deviation from the identity against b_T; parameter counts next to residual blocks."""
 
     d: int
+    n: int
     rows: list[list[float]]  # b_T, max T, max T·|H − x|, max |y − x|, y == x (f64, f32)
+    ulps: dict[str, list[float]]  # dtype -> per b_T, the largest T·|H − x| in ulps of x
     zero_init_residual_deviation: float
     params: dict[str, int]
+    mlp_expansion: int  # hidden width / d of the residual MLP block compared with
 
 
 def measure(device: str = "cpu", seed: int = 0, d: int = 64, n: int = 64) -> Result:
     """One random block and batch per b_T; float64 for the maths, float32 for the bits."""
-    rows = []
+    rows, ulps = [], {"float64": [], "float32": []}
     for b in GATE_BIASES:
-        torch.manual_seed(seed)
-        block = HighwayBlock(d, gate_bias=b).double().to(device)
-        x = torch.randn(n, d, dtype=torch.float64, device=device)  # (N, d)
+        block, x = _built(b, device, seed, d, n)
         dev, predicted, t_max = deviation(block, x)
         with torch.no_grad():
+            exact = torch.sigmoid(block.gate(x)) * (block.branch(x) - x)  # (N, d)
+            ulps["float64"].append(_ulps(exact, x, torch.float64))
+            ulps["float32"].append(_ulps(exact, x, torch.float32))
             same64 = torch.equal(block(x), x)
             x32, block32 = x.float(), block.float()
             same32 = torch.equal(block32(x32), x32)
@@ -80,14 +115,15 @@ def measure(device: str = "cpu", seed: int = 0, d: int = 64, n: int = 64) -> Res
         zero_dev = (residual(x) - x).abs().max().item()
     count = lambda m: sum(p.numel() for p in m.parameters())  # noqa: E731
     highway = HighwayBlock(d)
+    mlp = ResidualBlock(d, expansion=4)
     params = {
         "highway": count(highway),
         "highway gate": count(highway.gate),
         "residual, same H": count(highway.branch),
-        "residual MLP, e = 4": count(ResidualBlock(d, expansion=4)),
+        "residual MLP, e = 4": count(mlp),
         "residual shortcut": count(ResidualBlock(d).shortcut),
     }
-    return Result(d, rows, zero_dev, params)
+    return Result(d, n, rows, ulps, zero_dev, params, mlp.branch[0].out_features // d)
 
 
 if __name__ == "__main__":

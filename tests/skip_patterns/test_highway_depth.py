@@ -12,36 +12,34 @@ REL_TOL = 1e-12
 
 
 @pytest.fixture(scope="module")
-def results(device, seeds):
-    """One run per seed, shared by the claim below."""
-    return [snippet.measure(device, seed=s) for s in seeds(5)]
+def result(device, seeds):
+    """One run: with H = 0 and a constant gate the outcome cannot depend on the seed (see the claim's identity)."""
+    return snippet.measure(device, seed=seeds.first())
 
 
 @pytest.mark.claim(
     "Through 50 highway blocks whose gates sit at T = σ(−2), the carry paths hand the input (1 − σ(−2))^50 ≈ "
-    "1.8e-3 of the upstream gradient, matching the closed form to 1e-12 (float64, 5 seeds); 50 residual "
-    "shortcuts hand it all of it.",
+    "1.8e-3 of the upstream gradient, matching the closed form to 1e-12 (float64); 50 residual shortcuts hand "
+    "it all of it.",
     page=PAGE,
-    exact="the float64 carried gradient equals the closed form (1 − σ(b_T))^L to rounding (relative error "
-    "below 1e-12), and through the residual shortcuts exactly 1.0",
+    identity="with H = 0 and W_T = 0 every block's backward multiplies g by the same constant 1 − σ(b_T), so "
+    "autograd computes the product (1 − σ(b_T))^L whatever g is: the check sees float64 rounding only, and the "
+    "residual stack (a real run of another module) shows it tells the two apart",
 )
-def test_highway_carry_paths_multiply_across_depth(claim, results):
+def test_highway_carry_paths_multiply_across_depth(claim, result):
     def carries(measured: list[float], closed_form: list[float]) -> None:
         errors = [abs(m / c - 1) for m, c in zip(measured, closed_form, strict=True)]
         below("|carried / closed form − 1|", errors, REL_TOL)
 
-    closed = [r.closed_form for r in results]
-    claim.check(carries, [r.highway for r in results], closed)
-    claim.rejects(carries, [r.residual for r in results], closed, because="a stack of zero-branch residual blocks")
-    assert all(r.residual == 1.0 for r in results), [r.residual for r in results]
-    r = results[0]
+    closed = [result.closed_form]
+    claim.check(carries, [result.highway], closed)
+    claim.rejects(carries, [result.residual], closed, because="a stack of zero-branch residual blocks")
+    assert result.residual == 1.0, result.residual
     claim.record(
-        rel_tol=REL_TOL,
-        depth=r.depth,
-        gate_bias=r.gate_bias,
-        seeds=len(results),
-        carried=r.highway,
-        closed_form=r.closed_form,
-        per_block=1 - 1 / (1 + math.exp(-r.gate_bias)),
-        residual=r.residual,
+        depth=result.depth,
+        gate_bias=result.gate_bias,
+        carried=result.highway,
+        closed_form=result.closed_form,
+        per_block=1 - 1 / (1 + math.exp(-result.gate_bias)),
+        residual=result.residual,
     )
