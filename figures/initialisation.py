@@ -59,7 +59,7 @@ def rezero_training(values: Values) -> Any:
     ax.plot(v["plain_curve"], markevery=every, **look("plain").kw("plain, same branches"))
     ax.set_yscale("log")
     ax.set_xlabel("Adam step")
-    ax.set_ylabel("training loss (MSE), seed 0")
+    ax.set_ylabel(f"training loss (MSE), seed {v['curve_seed']}")
     ax.legend()
     fig.tight_layout()
     return fig

@@ -113,7 +113,10 @@ def bn_writes(values: Values) -> Any:
     v = values[WRITES]
     blocks = range(1, len(v["ratio"]) + 1)
     fig, ax = plt.subplots(figsize=(6.8, 3.6))
-    no_norm = {**look("residual").kw("same blocks, no BatchNorm (one seed)", marker=False), "linestyle": ":"}
+    no_norm = {
+        **look("residual").kw(f"same blocks, no BatchNorm (median of {v['seeds']} seeds)", marker=False),
+        "linestyle": ":",
+    }
     ax.plot(blocks, v["no_norm_ratio"], **no_norm)
     ax.plot(blocks, v["ratio"], **look("residual").kw(f"BatchNorm blocks (median of {v['seeds']} seeds)", marker=False))
     ax.plot(blocks, [b**-0.5 for b in blocks], **{**look("neutral").kw("1/√$l$", marker=False), "linestyle": "--"})

@@ -19,6 +19,13 @@ def runs(device, seeds):
 FLAT, GROWS, SQRT_BAND, SMALL_LR = 1.5, 10, (2, 8), 1 / 5
 
 
+def rate(*names: str) -> float:
+    """The learning rate the snippet's SETTINGS give these settings (one rate: they are compared at it)."""
+    rates = {snippet.SETTINGS[name][1] for name in names}
+    assert len(rates) == 1, rates
+    return rates.pop()
+
+
 def spread_over_depth(change: dict[int, float]) -> float:
     """Largest over smallest one-step change across L = 4, 16, 64 (one seed, the same batch at each L)."""
     return max(change.values()) / min(change.values())
@@ -57,9 +64,8 @@ def test_fixup_keeps_one_sgd_step_the_same_size_at_any_depth(claim, runs):
     claim.check(grows_10x, unscaled)
     claim.rejects(grows_10x, fixup, because="the same stack with the L^(-1/2) rescaling")
     claim.record(
-        bounds={"unscaled over": GROWS, "fixup within": FLAT},
         seeds=len(runs),
-        lr=1e-3,
+        lr=rate("sgd unscaled", "sgd fixup"),
         L_small=min(snippet.DEPTHS),
         L_large=max(snippet.DEPTHS),
         depths=list(snippet.DEPTHS),
@@ -84,10 +90,12 @@ def test_adam_steps_of_every_branch_add_up_in_the_stream(claim, runs):
     def grows_like_sqrt_depth(changes: list[dict[int, float]]) -> None:
         between("one-step change at L = 64 / at L = 4", [growth(c) for c in changes], *SQRT_BAND)
 
+    deepest = max(snippet.DEPTHS)
+
     def smaller_step_moves_less(small_lr: list[dict[int, float]], lr: list[dict[int, float]]) -> None:
         below(
-            "change at L = 64, η = 1e-4 / η = 1e-3",
-            [s[64] / b[64] for s, b in zip(small_lr, lr, strict=True)],
+            "change at the largest L, smaller η / larger η",
+            [s[deepest] / b[deepest] for s, b in zip(small_lr, lr, strict=True)],
             SMALL_LR,
         )
 
@@ -103,14 +111,13 @@ def test_adam_steps_of_every_branch_add_up_in_the_stream(claim, runs):
     claim.check(smaller_step_moves_less, [r.change["adam α=1 η=1e-4"] for r in runs], unscaled)
     names = ["adam α=1", "adam α=1/√L", "adam α=1/L"]
     claim.record(
-        bounds={"unscaled over": GROWS, "1/√L between": list(SQRT_BAND), "1/L within": FLAT, "η=1e-4 under": SMALL_LR},
         seeds=len(runs),
-        lr=1e-3,
+        lr=rate(*names),
         L_small=min(snippet.DEPTHS),
-        L_large=max(snippet.DEPTHS),
+        L_large=deepest,
         growth={n: statistics.median(growth(r.change[n]) for r in runs) for n in names},
-        change_64=statistics.median(r.change["adam α=1"][64] for r in runs),
-        change_64_small_lr=statistics.median(r.change["adam α=1 η=1e-4"][64] for r in runs),
-        small_lr=1e-4,
+        change_64=statistics.median(r.change["adam α=1"][deepest] for r in runs),
+        change_64_small_lr=statistics.median(r.change["adam α=1 η=1e-4"][deepest] for r in runs),
+        small_lr=rate("adam α=1 η=1e-4"),
         table=table(runs, names),
     )

@@ -14,8 +14,8 @@ PAGE = "module/initialisation.md"
 
 @pytest.fixture(scope="module")
 def results(device, seeds):
-    """Five seeds; the plain stack (slow, and the counterfactual only) trains on the first."""
-    return [snippet.measure(device, seed=s, plain=(s == seeds.first())) for s in seeds(5)]
+    """Five seeds; the plain stack (the counterfactual) trains on each of them too."""
+    return [snippet.measure(device, seed=s) for s in seeds(5)]
 
 
 @pytest.mark.claim(
@@ -82,24 +82,26 @@ def trains(runs: list[list[float]]) -> None:
 
 @pytest.mark.claim(
     "A 50-block ReZero stack trains: in 40 full-batch Adam steps its loss falls below 10 % of its starting value "
-    "(5 seeds); a plain stack of 50 such branches, without shortcuts, does not (on the first of those seeds).",
+    "(5 seeds); a plain stack of 50 such branches, without shortcuts, does not, on any of those seeds.",
     page=PAGE,
 )
 def test_deep_rezero_stack_trains(claim, results, seeds):
     claim.check(trains, [r.rezero_losses for r in results])
-    plain = results[0].plain_losses
-    claim.rejects(trains, [plain], because="the plain stack without shortcuts")
+    for seed, r in zip(seeds(len(results)), results, strict=True):  # "on any of those seeds": each on its own
+        claim.rejects(trains, [r.plain_losses], because=f"the plain stack without shortcuts, seed {seed}")
     final = [r.rezero_losses[-1] / r.rezero_losses[0] for r in results]
+    plain = [r.plain_losses[-1] / r.plain_losses[0] for r in results]
     claim.record(
-        steps=len(plain),
+        steps=len(results[0].rezero_losses),
         median_ratio=statistics.median(final),
         worst_ratio=max(final),
-        plain_ratio=plain[-1] / plain[0],
+        plain_ratio=statistics.median(plain),
+        plain_best_ratio=min(plain),
         rezero_curve=results[0].rezero_losses,
-        plain_curve=plain,
+        plain_curve=results[0].plain_losses,
+        curve_seed=seeds.first(),  # the seed whose two curves the figure draws
         fraction=FRACTION,
         depth=results[0].depth,
         seeds=len(results),
-        plain_seed=seeds.first(),
         d=inspect.signature(snippet.measure).parameters["d"].default,
     )

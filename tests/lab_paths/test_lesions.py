@@ -4,9 +4,10 @@ seeds)."""
 import statistics
 
 import pytest
+import torch
 
 from sitekit.margins import above, below
-from snippets.degradation.training_curves import K
+from snippets.degradation.training_curves import K, make_net
 from snippets.lab_paths import lesions as snippet
 
 PAGE = "module/lab-why-it-trains.md"
@@ -35,6 +36,17 @@ def by_block(runs, name: str, what: str) -> list[float]:
 
 def mean(values: list[float]) -> float:
     return sum(values) / len(values)
+
+
+def weight_layers(blocks: int) -> int:
+    """The Linear layers of the degradation miniature's residual net of this many blocks, counted."""
+    return sum(isinstance(m, torch.nn.Linear) for m in make_net(blocks, True).modules())
+
+
+def blocks_moved_by_a_swap(blocks: int) -> int:
+    """How many of a net's modules swap_blocks puts in another place (the "two" blocks of a swap), counted."""
+    net = make_net(blocks, True)
+    return sum(a is not b for a, b in zip(net, snippet.swap_blocks(net, 0), strict=True))
 
 
 def survives(nets_: list) -> None:
@@ -75,7 +87,8 @@ def test_residual_net_survives_losing_a_block(claim, runs):
         intact={name: statistics.median(n.intact for n in nets(runs, name)) for name in snippet.NETS},
         mean_deleted={name: statistics.median(mean(n.deleted) for n in nets(runs, name)) for name in snippet.NETS},
         blocks=runs[0].blocks,
-        weight_layers=2 * runs[0].blocks + 2,
+        deletions=len(runs[0].nets["residual"].deleted),
+        weight_layers=weight_layers(runs[0].blocks),
         survives=SURVIVES,
         last=LAST,
         collapses=COLLAPSES,
@@ -113,6 +126,7 @@ def test_residual_net_survives_reordering(claim, runs):
         plain_min=min(min(n.swapped) for n in nets(runs, "plain")),
         plain_towards_chance=min(towards_chance(n, n.swapped) for n in nets(runs, "plain")),
         swaps=len(runs[0].nets["residual"].swapped),
+        swapped_blocks=blocks_moved_by_a_swap(runs[0].blocks),
         survives=SURVIVES,
         collapses=COLLAPSES,
         seeds=len(runs),

@@ -14,11 +14,21 @@ STALLED = 0.15  # a run within this many nats of the unigram loss learned nothin
 # 0.12 nats, learned ones more than 0.18 below, which keeps a band between the two that no run may sit in.
 LEARNED = STALLED
 TRAINERS = ("pre-norm", "DeepNorm", "ReZero", "1/√L scaled")
+# One seed: every variant at every depth is one training run, about a minute on a CPU for all of them, and the
+# sentences say "one seed". More seeds are a separate, larger experiment; the count recorded is len(results).
+SEEDS = 1
 
 
 @pytest.fixture(scope="module")
-def result(device, seeds):
-    return snippet.measure(device, seed=seeds.first())
+def results(device, seeds):
+    return [snippet.measure(device, seed=s) for s in seeds(SEEDS)]
+
+
+@pytest.fixture(scope="module")
+def result(results):
+    """The one seed's runs, which every claim below reads."""
+    (only,) = results
+    return only
 
 
 def loss(result, name: str, depth: int) -> float:
@@ -35,7 +45,7 @@ def final_ratios(result, name: str, depth: int) -> list[float]:
     "pre-norm each end more than 0.15 nats below that loss, outside the stall band (one seed, 72 steps).",
     page=PAGE,
 )
-def test_postnorm_without_warmup_stalls_at_depth_24(claim, result):
+def test_postnorm_without_warmup_stalls_at_depth_24(claim, result, results):
     unigram = result.unigram
 
     def stalled(valid_loss: float) -> None:
@@ -71,7 +81,7 @@ def test_postnorm_without_warmup_stalls_at_depth_24(claim, result):
         vocab=len(snippet.load().chars),
         corpus_chars=len(snippet.corpus()),
         cpu_seconds={name: {str(d): s for d, s in by.items()} for name, by in result.cpu_seconds.items()},
-        seeds=1,
+        seeds=len(results),
     )
 
 
@@ -81,7 +91,7 @@ def test_postnorm_without_warmup_stalls_at_depth_24(claim, result):
     "and scaled initialisation, trains without one (one seed).",
     page=PAGE,
 )
-def test_postnorm_warmup_does_not_rescue_depth_24(claim, result):
+def test_postnorm_warmup_does_not_rescue_depth_24(claim, result, results):
     unigram = result.unigram
 
     def stalled(valid_loss: float) -> None:
@@ -97,7 +107,7 @@ def test_postnorm_warmup_does_not_rescue_depth_24(claim, result):
         stalled=STALLED,
         warmup=result.warmup,
         deep=DEEP,
-        seeds=1,
+        seeds=len(results),
     )
 
 
@@ -106,7 +116,7 @@ def test_postnorm_warmup_does_not_rescue_depth_24(claim, result):
     "character-count loss, outside the stall band: post-norm's stall is an effect of depth (one seed).",
     page=PAGE,
 )
-def test_postnorm_trains_without_warmup_at_depth_6(claim, result):
+def test_postnorm_trains_without_warmup_at_depth_6(claim, result, results):
     unigram = result.unigram
 
     def learned(valid_loss: float) -> None:
@@ -120,22 +130,23 @@ def test_postnorm_trains_without_warmup_at_depth_6(claim, result):
         unigram=unigram,
         learned=LEARNED,
         shallow=SHALLOW,
-        seeds=1,
+        seeds=len(results),
     )
 
 
 @pytest.mark.claim(
     "ReZero's blocks write exactly nothing at initialisation (every block's write/stream ratio is 0); "
-    "after training every block writes.",
+    "after training every block writes (one seed).",
     page=PAGE,
     exact="a gate of exactly 0 multiplies every write by exactly 0; after training each gate has moved off 0",
 )
-def test_rezero_blocks_write_nothing_at_initialisation(claim, result):
+def test_rezero_blocks_write_nothing_at_initialisation(claim, result, results):
     def silent(ratios: list[float]) -> None:
         assert all(r == 0.0 for r in ratios), max(ratios)
 
     def writes(ratios: list[float]) -> None:
-        assert all(r > 0.0 for r in ratios), min(ratios)
+        # every block, each through the margin: the smallest write is the one that must clear 0
+        above("write / stream after training, each block", ratios, 0.0)
 
     run = result.runs["ReZero"][DEEP]
     claim.check(silent, run.ratios[0])
@@ -147,7 +158,8 @@ def test_rezero_blocks_write_nothing_at_initialisation(claim, result):
         start_max=max(run.ratios[0]),
         end_min=min(run.ratios[-1]),
         end_max=max(run.ratios[-1]),
-        blocks=DEEP,
+        blocks=len(run.ratios[-1]),
+        seeds=len(results),
     )
 
 
@@ -159,10 +171,11 @@ def median(values: list[float]) -> float:
 @pytest.mark.claim(
     "After training at depth 24, post-norm's blocks still write a large share of the stream (median "
     "write/stream above 0.3) while DeepNorm's, ReZero's and the 1/√L-scaled blocks' stay small (median "
-    "below 0.15), and pre-norm's share falls along the stack, the last block's below a third of the first's.",
+    "below 0.15), and pre-norm's share falls along the stack, the last block's below a third of the first's "
+    "(one seed).",
     page=PAGE,
 )
-def test_write_to_stream_ratios_after_training(claim, result):
+def test_write_to_stream_ratios_after_training(claim, result, results):
     big, small = 0.3, 0.15
 
     def writes_large(ratios: list[float]) -> None:
@@ -190,8 +203,6 @@ def test_write_to_stream_ratios_after_training(claim, result):
         checkpoints=result.runs["pre-norm"][DEEP].ratio_steps,
         prenorm_first=final_ratios(result, "pre-norm", DEEP)[0],
         prenorm_last=final_ratios(result, "pre-norm", DEEP)[-1],
-        big=big,
-        small=small,
         blocks=DEEP,
-        seeds=1,
+        seeds=len(results),
     )
