@@ -5,6 +5,7 @@ import math
 import pytest
 
 from benchmarks import store
+from sitekit import runs
 from sitekit.margins import above, below, between
 from snippets.costs import depth_width as snippet
 from tests.costs import display, machines
@@ -17,7 +18,7 @@ PARAMETER_TOLERANCE = 0.002
 
 def same_budget(a: snippet.Budget, b: snippet.Budget) -> None:
     assert a.flops_per_token == b.flops_per_token, (a, b)
-    assert abs(a.parameters / b.parameters - 1) < PARAMETER_TOLERANCE, (a, b)
+    below("narrow / wide parameter count, off 1", abs(a.parameters / b.parameters - 1), PARAMETER_TOLERANCE)
 
 
 @pytest.mark.claim(
@@ -28,9 +29,10 @@ def same_budget(a: snippet.Budget, b: snippet.Budget) -> None:
     exact="integer counts fixed by the shapes: equal FLOPs, and 5·d biases per block the only difference",
 )
 def test_narrow_deep_and_wide_shallow_cost_the_same_flops(claim):
-    narrow, wide = (snippet.budget(d, L) for d, L in snippet.SHAPES.values())
+    narrow, wide = (runs.run(snippet.budget, d, L) for d, L in snippet.SHAPES.values())
     claim.check(same_budget, narrow, wide)
-    claim.rejects(same_budget, snippet.budget(256, 16), wide, because="a quarter of the narrow depth")
+    quarter = runs.run(snippet.budget, narrow.d, narrow.depth // 4)  # the counterfactual, counted the same way
+    claim.rejects(same_budget, quarter, wide, because="a quarter of the narrow depth")
     claim.record(
         narrow=narrow,
         wide=wide,
@@ -47,10 +49,14 @@ def test_narrow_deep_and_wide_shallow_cost_the_same_flops(claim):
 WITHIN = math.sqrt(2)
 
 
-def throughput_follows_flops(same_flops: dict, doubled: dict) -> None:
-    """Equal FLOPs: tokens per second within √2 of each other; twice the FLOPs: the wide stack slower."""
+def within_root2(same_flops: dict) -> None:
+    """Equal FLOPs: wide / narrow tokens per second within √2 of 1 at every batch size."""
     between("wide / narrow tokens per second, equal FLOPs", [r[3] for r in same_flops["rows"]], 1 / WITHIN, WITHIN)
-    below("wide (twice the depth) / narrow tokens per second", [r[3] for r in doubled["rows"]], 1)
+
+
+def wide_slower(table: dict) -> None:
+    """The wide stack trains on fewer tokens per second than the narrow one at every batch size."""
+    below("wide / narrow tokens per second", [r[3] for r in table["rows"]], 1)
 
 
 @pytest.mark.claim(
@@ -65,19 +71,30 @@ def throughput_follows_flops(same_flops: dict, doubled: dict) -> None:
 def test_depth_width_benchmark_throughput(claim, device):
     record = store.load(device, "depth_width", machine=machines.INTEL_XEON)
     table, doubled = record["values"]["table"], record["values"]["doubled_table"]
-    claim.check(throughput_follows_flops, table, doubled)
+    shapes = record["values"]["doubled"]  # the shapes the sweep timed as the doubled pair
+    d, blocks = shapes["wide-shallow"]
+    # The sweep ran two configurations, and each half of the sentence is about one of them; each half's check is
+    # shown to fail on the other configuration, timed in the same sweep (honesty audit: the two tables passed to
+    # one check in exchanged places were no run).
+    claim.check(within_root2, table)
     claim.rejects(
-        throughput_follows_flops,
+        within_root2,
         doubled,
-        table,
-        because="the wide stack at twice its depth (d = 1024, 8 blocks, twice the FLOPs), timed in the same sweep",
+        because=f"the wide stack at twice its depth (d = {d}, {blocks} blocks, twice the FLOPs), in the same sweep",
     )
+    claim.check(wide_slower, doubled)
+    claim.rejects(wide_slower, table, because="the two stacks at equal FLOPs, timed in the same sweep")
     ratios = [row[3] for row in table["rows"]]
+    budgets = {name: runs.run(snippet.budget, d, blocks) for name, (d, blocks) in snippet.SHAPES.items()}
+    doubled_budget = runs.run(snippet.budget, *shapes["wide-shallow"])
     claim.record(
         table=display.rounded(table),
         doubled_table=display.rounded(doubled),
         provenance=display.provenance(record),
         shapes={name: {"width": d, "blocks": blocks} for name, (d, blocks) in snippet.SHAPES.items()},
+        doubled_shapes={name: {"width": d, "blocks": blocks} for name, (d, blocks) in shapes.items()},
+        doubled_flops_ratio=doubled_budget.flops_per_token / budgets["wide-shallow"].flops_per_token,
+        doubled_depth_ratio=shapes["wide-shallow"][1] / snippet.SHAPES["wide-shallow"][1],
         within=WITHIN,
         smallest=table["rows"][0][0],
         largest=table["rows"][-1][0],
@@ -100,13 +117,14 @@ def wide_faster(table: dict) -> None:
 )
 def test_wide_shallow_trains_faster_on_cuda(claim, device):
     record = store.load(device, "depth_width")
-    table = record["values"]["table"]
+    table, doubled = record["values"]["table"], record["values"]["doubled_table"]
     claim.check(wide_faster, table)
-    swapped = {
-        "columns": table["columns"],
-        "rows": [[n, wide, narrow, narrow / wide] for n, narrow, wide, _ in table["rows"]],
-    }
-    claim.rejects(wide_faster, swapped, because="the two stacks' columns exchanged: the narrow-deep one as the wide")
+    # The counterfactual, run in the same sweep: the wide stack at twice its depth, still 8× fewer launches than the
+    # narrow one but twice the FLOPs, which should lose where the batch is large enough to be bound by arithmetic.
+    # (Not run on a GPU yet: should it win at every batch size too, this claim fails here and must be restated.)
+    claim.rejects(
+        wide_faster, doubled, because="the wide stack at twice its depth (twice the FLOPs), timed in the same sweep"
+    )
     claim.record(
         table=display.rounded(table),
         provenance=display.provenance(record),

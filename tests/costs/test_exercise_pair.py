@@ -86,5 +86,6 @@ def test_side_by_side_gives_identical_losses(claim, device):
     )
     claim.record(
         seeds=len(finals[ONE_THREAD]),
+        models=len(finals[snippet.NOTEBOOK_VARIANT][0]),  # the final losses each seed holds: one per model trained
         residual_finals=[f["residual, deep"] for f in finals[ONE_THREAD]],
     )

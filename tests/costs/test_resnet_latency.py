@@ -58,25 +58,23 @@ def per_second(seconds: dict[str, list[float]], macs: dict[str, float]) -> dict[
     return {n: macs[n] / statistics.median(t) for n, t in seconds.items()}
 
 
-def latency_as_page_says(seconds: dict[str, list[float]], small: dict[str, list[float]]) -> None:
-    """224×224: deeper is slower, and the wide net's time within √2 of ResNet-152's, in every round;
-    the small image: the wide net, with a third of the layers, faster than ResNet-152 in every round."""
-    below("wide / ResNet-152 latency on the small image, per round", wide_over_152(small), 1)
+def follows_multiply_adds(seconds: dict[str, list[float]]) -> None:
+    """224×224: deeper is slower, and the wide net's time within √2 of ResNet-152's, in every round."""
     above("ResNet-101 / ResNet-50 latency, per round", per_round(seconds, "resnet101", "resnet50"), 1)
     above("ResNet-152 / ResNet-101 latency, per round", per_round(seconds, "resnet152", "resnet101"), 1)
     between("wide / ResNet-152 latency, per round", wide_over_152(seconds), 1 / WITHIN, WITHIN)
 
 
-def in_proportion_to(counts: dict[str, float], seconds: dict[str, list[float]]) -> dict[str, list[float]]:
-    """Each round's ResNet-50 time scaled by each model's count over ResNet-50's: a model of latency."""
-    return {n: [t * counts[n] / counts["resnet50"] for t in seconds["resnet50"]] for n in seconds}
+def wide_faster(seconds: dict[str, list[float]]) -> None:
+    """The small image: the wide net, with about a third of ResNet-152's layers, faster than it in every round."""
+    below("wide / ResNet-152 latency on the small image, per round", wide_over_152(seconds), 1)
 
 
 @pytest.mark.claim(
     "In the benchmark committed from an Intel Xeon (batch 1, one CPU thread, 224×224 images), latency rises from "
     "ResNet-50 to ResNet-101 to ResNet-152 in every one of 5 rounds, and Wide ResNet-50-2, with 0.99× ResNet-152's "
     "multiply-adds, takes within a factor of 1.41 of its time in every round; timed in the same run on 32×32 "
-    "images, where each layer's fixed cost weighs more, the wide net, with a third of the layers, is faster than "
+    "images, where each layer's fixed cost weighs more, the wide net, with 0.35× as many layers, is faster than "
     "ResNet-152 in every round.",
     page=PAGE,
     cpu_only="the sentence is about the committed CPU sweep and the CPU it ran on; "
@@ -89,18 +87,20 @@ def test_cpu_latency_follows_multiply_adds_roughly(claim, device):
     assert set(seconds) == set(snippet.RESNETS) == set(NAMES), sorted(seconds)
     macs = {row[0]: row[1] for row in values["table"]["rows"]}
     layers = weighted_layers()
-    claim.check(latency_as_page_says, seconds, small["seconds"])
+    # The sweep timed two image sizes, and each half of the sentence is about one of them; each half's check is
+    # shown to fail on the other size, timed in the same run. (The counterfactual these replace, latency in
+    # proportion to the number of layers, was computed in the test, not measured: honesty audit 1.15.) Candidly:
+    # the 32×32 timings miss the first check only narrowly, the wide net's time falling just below 1/√2 of
+    # ResNet-152's in some rounds and not in others; the record's counterfactual margin shows by how much.
+    claim.check(follows_multiply_adds, seconds)
     claim.rejects(
-        latency_as_page_says,
-        in_proportion_to(layers, seconds),
+        follows_multiply_adds,
         small["seconds"],
-        because="latency set by the number of layers (ResNet-50's time per layer, each round)",
+        because=f"the {small['side']}×{small['side']} timings of the same run, where per-layer costs weigh more",
     )
+    claim.check(wide_faster, small["seconds"])
     claim.rejects(
-        latency_as_page_says,
-        small["seconds"],
-        seconds,
-        because=f"the two image sizes exchanged: the {small['side']}×{small['side']} timings in the 224×224 place",
+        wide_faster, seconds, because="the 224×224 timings of the same run, where the multiply-adds weigh more"
     )
     rows = values["table"]["rows"]
     table = {"columns": values["table"]["columns"], "rows": [[NAMES[r[0]], *r[1:]] for r in rows]}
@@ -156,11 +156,11 @@ def test_wide_resnet_latency_on_cuda_follows_its_layers(claim, device):
         below("wide / ResNet-152 latency, per round", wide_over_152(seconds), threshold)
 
     claim.check(launch_bound, seconds)
-    claim.rejects(
-        launch_bound,
-        in_proportion_to(macs, seconds),
-        because="latency proportional to multiply-adds (ResNet-50's time per multiply-add, each round)",
-    )
+    # The counterfactual, run (honesty audit 1.15: it was ResNet-50's times scaled by multiply-adds, computed in the
+    # test): the snippet's own quick round of the same models on the GPU host's CPU, one thread, where the
+    # multiply-adds set the time.
+    on_host = snippet.measure("cpu", rounds=1)
+    claim.rejects(launch_bound, on_host["seconds"], because="the same models timed on the GPU host's CPU, one thread")
     ratios = wide_over_152(seconds)
     claim.record(
         provenance=display.provenance(record),
@@ -172,4 +172,5 @@ def test_wide_resnet_latency_on_cuda_follows_its_layers(claim, device):
         layers_wide_over_152=layer_ratio,
         wide_over_152_median=statistics.median(ratios),
         wide_over_152_max=max(ratios),
+        host_cpu_wide_over_152=statistics.median(wide_over_152(on_host["seconds"])),
     )
