@@ -182,8 +182,8 @@ def _math_values(math: str) -> list[str]:
     for m in MATH_VALUE.finditer(math):
         left = re.split(r"[,;]|\\quad|=|\\approx", math[: m.start()])[-1]
         arithmetic = not re.search(r"[A-Za-z]", re.sub(r"\\(?:cdot|times|frac|tfrac|left|right)", "", left))
-        if m["num"] not in ("0", "1", "-1") and not (arithmetic and re.search(r"\d", left)):
-            out.append(m["num"])  # `1 + 2 = 3` is arithmetic on the page's own numbers, not a value
+        if m["num"] not in ("0", "1", "-1"):
+            out.append(m["num"])  # `1 + 2 = 3` too: a result typed beside its arithmetic is still typed
     return out
 
 

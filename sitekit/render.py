@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import ast
 import datetime as dt
+import fractions
 import html
 import math
 import os
@@ -196,6 +197,12 @@ def fmt(value: Any, spec: str, math_mode: bool = False) -> str:
         return typeset(text, math_mode) if numeric and not isinstance(value, bool) else text
     if isinstance(value, float) and not math.isfinite(value):
         return {"inf": "∞", "-inf": MINUS + "∞"}.get(str(value), str(value))
+    if spec == "frac":  # an exact ratio as a fraction, 1/18: only where the value is one (to 1e-12)
+        f = fractions.Fraction(value).limit_denominator(1000)
+        if abs(float(f) - value) > 1e-12 * max(1.0, abs(value)):
+            raise ClaimError(f"{value!r} is not a fraction with a denominator up to 1000: use a decimal spec")
+        text = str(f.numerator) if f.denominator == 1 else f"{f.numerator}/{f.denominator}"
+        return typeset(text.replace("-", MINUS), math_mode)
     return typeset(format(value, spec), math_mode)
 
 

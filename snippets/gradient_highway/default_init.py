@@ -38,10 +38,19 @@ class Result:
     bias_bound: float
     max_abs_bias: float
     max_abs_weight: float
+    relu_factor: float  # E[relu(z)²] / E[z²], z ~ N(0, 1): the second moment's share a ReLU keeps
+
+
+def relu_factor(device: str, seed: int, samples: int = 1 << 22) -> float:
+    """The share of a symmetric input's second moment a ReLU keeps, over `samples` normals."""
+    g = torch.Generator(device=device).manual_seed(seed)
+    z = torch.randn(samples, generator=g, device=device, dtype=torch.float64)
+    return (torch.relu(z).square().mean() / z.square().mean()).item()
 
 
 def measure(device: str = "cpu", seed: int = 0, fan_in: int = 128) -> Result:
-    """Sample default and He-initialised layers of width 128 (initialisers run on the CPU)."""
+    """Sample default and He-initialised layers of width 128 (initialisers run on the CPU), and
+    measure the ReLU's factor on `device`."""
     torch.manual_seed(seed)
     layers = [nn.Linear(fan_in, fan_in) for _ in range(64)]
     return Result(
@@ -53,6 +62,8 @@ def measure(device: str = "cpu", seed: int = 0, fan_in: int = 128) -> Result:
         bias_bound=fan_in**-0.5,
         max_abs_bias=max(layer.bias.abs().max().item() for layer in layers),
         max_abs_weight=max(layer.weight.abs().max().item() for layer in layers),
+        # Its own generator on `device`, so the CPU weight samples above are unchanged.
+        relu_factor=relu_factor(device, seed),
     )
 
 

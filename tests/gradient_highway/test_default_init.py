@@ -51,6 +51,11 @@ def test_default_linear_init_is_not_he(claim, device, seeds):
         formula_he=r.formula_he,
         ratio=r.he_variance / r.default_variance,
         default_over_he=r.default_variance / r.he_variance,  # the sentence's "one sixth"
+        # Per-layer second-moment factors fan_in · Var(W) of the two formulas (1/3 and 2), which the pages
+        # multiply along a branch; and the ReLU's measured share of the second moment, a reading (not asserted).
+        default_gain=r.formula_default * r.fan_in,
+        he_gain=r.formula_he * r.fan_in,
+        relu_factor=r.relu_factor,
         bound=r.bias_bound,
         tolerance=TOLERANCE,
     )
