@@ -180,8 +180,6 @@ def _math_values(math: str) -> list[str]:
         return [] if all(n in CONSTANTS for n in numbers) else [n for n in numbers if n not in CONSTANTS]
     out = [m[1] for m in re.finditer(r"\\(?:pm|mp)\s*(\d+(?:\.\d+)?)", math) if m[1] not in CONSTANTS]
     for m in MATH_VALUE.finditer(math):
-        left = re.split(r"[,;]|\\quad|=|\\approx", math[: m.start()])[-1]
-        arithmetic = not re.search(r"[A-Za-z]", re.sub(r"\\(?:cdot|times|frac|tfrac|left|right)", "", left))
         if m["num"] not in ("0", "1", "-1"):
             out.append(m["num"])  # `1 + 2 = 3` too: a result typed beside its arithmetic is still typed
     return out
