@@ -17,8 +17,8 @@ is the same unbound measurement as "50 blocks", so bind it instead.
    its number by a non-breaking space (`OLMo&nbsp;2`). A number before the word (`56-layer`) is a value.
 4. Math `\\( ... \\)` and `\\[ ... \\]` is notation (indices, exponents, coefficients, `\\frac{1}{2}`),
    except a number that stands alone as a value after a relation (`k = 32`, `\\approx 10^{-3}`, `< 0.5`):
-   that is a measurement or a setting and must be filled in (unless the left side is arithmetic on
-   numbers alone, `1 + 2 = 3`).
+   that is a measurement or a setting and must be filled in, even beside its arithmetic (`1 + 2 = 3`);
+   so is a formula of numbers alone (`\\(1/18\\)`, `\\(3\\times\\)`) and a number beside `\\pm`.
 5. Citation locators and ordinals: `Table 2`, `tables 3–4`, `Fig. 1`, `Eq. 3`, `Section 3.1`, `§4.2`,
    `p. 5`, `Part 3` (the module's own parts; sitekit/parts.py binds each to the nav), `Lab 2` (its
    labs), `rule 1`, `takeaway 2`, `question 4`; an ordinal before a

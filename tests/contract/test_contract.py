@@ -244,7 +244,7 @@ def test_a_shared_test_helper_is_part_of_the_hash_of_the_claims_that_import_it()
     files = [p.relative_to(ROOT).as_posix() for p in claims.code_files(ROOT / "tests/costs/test_denormals.py")]
     assert "tests/costs/display.py" in files  # how the recorded table is rounded
     check = [p.relative_to(ROOT).as_posix() for p in claims.code_files(ROOT / "tests/exercise/test_check.py")]
-    assert "tests/exercise/test_solution.py" in check  # where the reference solution comes from
+    assert "snippets/exercise/learner.py" in check  # how a reader runs the exercise's files
 
 
 def test_a_check_that_accepts_its_counterfactual_is_a_defect():

@@ -1,53 +1,38 @@
 """Claims of the exercise page about the self-check (`python check_exercise.py FILE`, `nox -s check -- FILE`).
 
-Learner files are made from the starter: the reference puts the notebook's ResidualBlock and train()
-cells in place of the starter's stubs, and each wrong solution changes the reference in one place. Each
-file is checked through both entry points, as separate processes: the downloadable copy run on its own
-(`python -I check_exercise.py FILE`, in a folder with nothing else) and the command `nox -s check` runs.
-Only the reference reaches the full comparison (four models at seed 5, a seed the notebook does not
-use); the wrong ones fail the short runs in seconds.
+Learner files are made from the starter: the worked solution puts the notebook's ResidualBlock and
+train() cells in place of the starter's stubs, and each wrong solution changes it in one place. Each
+file is checked through both entry points, each run in a process of its own by
+snippets/exercise/learner.py (so what they print counts as a run): the copy the page's download link
+serves, run on its own (`python -I check_exercise.py FILE`, from a folder with nothing else), and
+`nox -s check -- FILE` itself. Only the worked solution reaches the full comparison (four models at
+seed 5, a seed the notebook does not use); the wrong ones fail the short runs in seconds.
 """
 
 from __future__ import annotations
 
 import re
-import shutil
-import subprocess
-import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import pytest
 
+from sitekit import runs
 from sitekit.margins import above, below
+from sitekit.mkdocs_hook import PUBLISHED
 from sitekit.pytest_plugin import compute_timer
 from snippets.exercise import check as snippet
-from tests.exercise.test_solution import STARTER, notebook_from_source
-
-if TYPE_CHECKING:  # never imported (that would run the notebook): named so the claims' hash covers it
-    from snippets.exercise import solution  # noqa: F401
+from snippets.exercise import learner
+from snippets.exercise.learner import worked_solution_text
+from tests.exercise.test_solution import STARTER  # the notebook's claims and these share the starter
 
 ROOT = Path(__file__).resolve().parents[2]
-CHECK = ROOT / "snippets" / "exercise" / "check.py"
+DOWNLOAD = ROOT / PUBLISHED["module/check_exercise.py"]  # what the page's download link serves
 PAGE = "module/exercise.md"
 LEARNER_CPU = "it runs the learner's own file, which trains on the CPU"
 # The self-check and the learner's file run in their own processes on the CPU, whatever --device says.
 ON_THE_LEARNERS_CPU = "the self-check runs the learner's file in its own process, on the CPU, not on --device"
 REFERENCE_SEED = 5  # published: the page shows the self-check's output on this seed (one the notebook does not use)
-
-
-def cell(start: str) -> str:
-    return next(c.source for c in notebook_from_source().cells if c.source.startswith(start)).strip()
-
-
-def reference_text() -> str:
-    """The starter with its two stubs replaced by the worked solution's cells."""
-    text = STARTER.read_text(encoding="utf-8")
-    block_start, block_end = text.index("class ResidualBlock("), text.index("# ---- your part 2")
-    text = text[:block_start] + cell("class ResidualBlock(") + "\n\n\n" + text[block_end:]
-    start, end = text.index("def train("), text.index("# ---- given: the comparison ----")
-    return text[:start] + cell("def train(") + "\n\n\n" + text[end:]
 
 
 def edit(text: str, old: str, new: str) -> str:
@@ -57,7 +42,7 @@ def edit(text: str, old: str, new: str) -> str:
 
 ZEROS = "        nn.init.zeros_(self.branch[-1].weight)\n        nn.init.zeros_(self.branch[-1].bias)\n"
 
-# name -> (how the reference is changed, words only that mistake's hint contains)
+# name -> (how the worked solution is changed, words only that mistake's hint contains)
 WRONG: dict[str, tuple[Callable[[str], str], str]] = {
     "no shortcut": (lambda t: edit(t, "return x + self.branch(x)", "return self.branch(x)"), "shortcut is missing"),
     "last layer not zeroed": (lambda t: edit(t, ZEROS, ""), "in zero_last_layer"),
@@ -77,36 +62,21 @@ def write(folder: Path, name: str, text: str) -> Path:
     return path
 
 
-def nox_command() -> list[str]:
-    """What `nox -s check -- FILE` runs (read from noxfile.py, so a change there reaches this test)."""
-    noxfile = (ROOT / "noxfile.py").read_text(encoding="utf-8")
-    assert 'CHECK_SCRIPT = "snippets/exercise/check.py"' in noxfile, "noxfile.py no longer runs check.py"
-    return [sys.executable, str(CHECK)]
-
-
-def run(command: list[str], cwd: Path) -> tuple[str, int]:
-    done = subprocess.run(command, capture_output=True, text=True, timeout=900, check=False, cwd=cwd)
-    return done.stdout + done.stderr, done.returncode
-
-
 @pytest.fixture(scope="module")
-def both(tmp_path_factory) -> dict[str, dict[str, tuple[str, int]]]:
-    """Every learner file through both entry points: name -> {"nox"|"download": (output, exit code)}."""
+def both(tmp_path_factory) -> dict[str, dict[str, learner.Ran]]:
+    """Every learner file through both entry points: name -> {"download"|"nox": what the process printed}."""
     files = tmp_path_factory.mktemp("learner")
-    alone = tmp_path_factory.mktemp("download")
-    shutil.copyfile(CHECK, alone / "check_exercise.py")  # what the page's download link serves
-    texts = {"worked solution": reference_text(), "starter": STARTER.read_text(encoding="utf-8")} | {
-        name: change(reference_text()) for name, (change, _) in WRONG.items()
+    texts = {"worked solution": worked_solution_text(), "starter": STARTER.read_text(encoding="utf-8")} | {
+        name: change(worked_solution_text()) for name, (change, _) in WRONG.items()
     }
+    seed = ("--seed", str(REFERENCE_SEED))
     out = {}
     with compute_timer("snippets.exercise.check (both entry points)"):
         for name, text in texts.items():
             path = write(files, name, text)
-            seed = ["--seed", str(REFERENCE_SEED)]
             out[name] = {
-                "nox": run([*nox_command(), path.name, *seed], files),
-                # -I: no PYTHONPATH, no user site, not even the script's own folder beyond itself
-                "download": run([sys.executable, "-I", str(alone / "check_exercise.py"), path.name, *seed], files),
+                "download": runs.run(learner.run_download, path, *seed, script=DOWNLOAD),
+                "nox": runs.run(learner.run_nox_check, path, *seed),
             }
     return out
 
@@ -128,10 +98,10 @@ def comparison(output: str) -> tuple[dict[str, float], dict[str, float], dict[st
     device_independent=ON_THE_LEARNERS_CPU,
 )
 def test_self_check_passes_the_worked_solution(claim, both):
-    def all_pass(output: str, code: int) -> None:
-        assert code == 0 and output.rstrip().endswith("Well done."), output
+    def all_pass(stdout: str, stderr: str, code: int) -> None:
+        assert code == 0 and stdout.rstrip().endswith("Well done.") and not stderr, stdout + stderr
         # The full comparison's three criteria, from the numbers it prints (a trained run: statistical).
-        final, held, early = comparison(output)
+        final, held, early = comparison(stdout)
         shallow, deep, residual, warm = snippet.RUNS
         above("plain deep / plain shallow final training loss", final[deep] / final[shallow], 1.0)
         above("plain deep / plain shallow held-out MSE", held[deep] / held[shallow], 1.0)
@@ -141,7 +111,7 @@ def test_self_check_passes_the_worked_solution(claim, both):
 
     claim.check(all_pass, *both["worked solution"]["download"])
     claim.rejects(all_pass, *both["starter"]["download"], because="the starter, whose stubs are not written")
-    output = both["worked solution"]["download"][0]
+    output = both["worked solution"]["download"].stdout
     claim.record(
         output="\n".join(line for line in output.splitlines() if "epoch" not in line),
         progress_lines=len([s for s in output.splitlines() if "epoch" in s]),
@@ -162,8 +132,9 @@ def test_self_check_passes_the_worked_solution(claim, both):
     "before the full comparison",
 )
 def test_self_check_names_each_wrong_solutions_mistake(claim, both):
-    def fails_with(words: str) -> Callable[[str, int], None]:
-        def check(output: str, code: int) -> None:
+    def fails_with(words: str) -> Callable[[str, str, int], None]:
+        def check(stdout: str, stderr: str, code: int) -> None:
+            output = stdout + stderr
             assert code == 1, output
             assert words in output, (words, output)
             others = [w for _, w in WRONG.values() if w != words]
@@ -183,31 +154,60 @@ def test_self_check_names_each_wrong_solutions_mistake(claim, both):
         )
     hints = {}
     for name in WRONG:
-        found = re.findall(r"^        hint: (.*)$", both[name]["download"][0], re.M)
+        found = re.findall(r"^        hint: (.*)$", both[name]["download"].stdout, re.M)
         hints[name] = next(h for h in found if not h.startswith("not run"))
     claim.record(
         table={"columns": ["mistake", "hint"], "rows": [[name, hint] for name, hint in hints.items()]},
         mistakes=len(WRONG),
-        outputs={name: both[name]["download"][0] for name in WRONG},
+        outputs={name: both[name]["download"].stdout for name in WRONG},
+        exit_codes={name: both[name]["download"].code for name in WRONG},
     )
 
 
+# The line that names the file: the download is given its name, `nox -s check` passes on its full path.
+NAMED = re.compile(r"^(Checking|Could not check) (\S.*?)(:?)$", re.M)
+
+
+def report(stdout: str) -> str:
+    """The self-check's report with the file named by its name alone."""
+    return NAMED.sub(lambda m: f"{m[1]} {Path(m[2]).name}{m[3]}", stdout)
+
+
+def own_lines(stderr: str) -> list[str]:
+    """stderr without nox's own log lines ("nox > ...")."""
+    return [line for line in stderr.splitlines() if not line.startswith("nox > ")]
+
+
 @pytest.mark.claim(
-    "The downloadable check_exercise.py, run on its own with only Python and PyTorch, prints the same output and "
-    "exits with the same code as `nox -s check` on the worked solution and on every wrong solution the page lists.",
+    "The downloadable check_exercise.py, run on its own with only Python and PyTorch, prints the same report and "
+    "exits with the same code as `nox -s check -- FILE` run in the site's repository, on the worked solution, the "
+    "starter and every wrong solution the page lists; only the file is named differently, nox giving its full path.",
     page=PAGE,
     cpu_only=LEARNER_CPU,
     device_independent=ON_THE_LEARNERS_CPU,
-    exact="the two entry points' outputs and exit codes are equal, character for character",
+    exact="the two processes' reports (the file named by its name), their other output and their exit codes are "
+    "equal, character for character",
 )
 def test_downloaded_self_check_agrees_with_nox_check(claim, both):
-    def same(a: tuple[str, int], b: tuple[str, int]) -> None:
-        assert a == b, (a, b)
+    def same(download: learner.Ran, nox: learner.Ran) -> None:
+        assert report(download.stdout) == report(nox.stdout), (download.stdout, nox.stdout)
+        assert own_lines(download.stderr) == own_lines(nox.stderr), (download.stderr, nox.stderr)
+        assert download.code == nox.code, (download.code, nox.code)
 
-    for runs in both.values():
-        claim.check(same, runs["download"], runs["nox"])
-    claim.rejects(same, both["worked solution"]["download"], both["no warm-up"]["nox"], because="two different files")
-    claim.record(files=len(both), exit_codes={name: runs["download"][1] for name, runs in both.items()})
+    for ran in both.values():
+        claim.check(same, ran["download"], ran["nox"])
+    claim.rejects(
+        same,
+        both["no zero_grad"]["download"],
+        both["no warm-up"]["nox"],
+        because="two wrong solutions, both exiting with 1, whose hints differ",
+    )
+    claim.record(
+        files=len(both),
+        exit_codes={name: ran["download"].code for name, ran in both.items()},
+        nox_exit_codes={name: ran["nox"].code for name, ran in both.items()},
+        nox_log=both["worked solution"]["nox"].stderr,
+    )
 
 
 @pytest.mark.claim(
@@ -219,13 +219,21 @@ def test_downloaded_self_check_agrees_with_nox_check(claim, both):
     exact="exit code 1 and both TODOs' guidance in the output, before the full comparison",
 )
 def test_self_check_sends_the_starter_to_the_training_loop(claim, both):
-    def guided(output: str, code: int) -> None:
-        assert code == 1 and "write the residual block" in output and "fill in the training loop" in output, output
+    guidance = ("write the residual block", "fill in the training loop")  # the starter's two parts, as its stubs say
+
+    def guided(stdout: str, stderr: str, code: int) -> None:
+        output = stdout + stderr
+        assert code == 1 and all(words in output for words in guidance), output
         assert "FAIL  full comparison" in output, output
 
-    claim.check(guided, *both["starter"]["download"])
+    starter = both["starter"]["download"]
+    claim.check(guided, *starter)
     claim.rejects(guided, *both["worked solution"]["download"], because="the worked solution, which passes")
-    claim.record(output=both["starter"]["download"][0])
+    claim.record(
+        output=starter.stdout,
+        exit_code=starter.code,
+        todos_guided=sum(words in starter.stdout + starter.stderr for words in guidance),
+    )
 
 
 BROKEN = {
@@ -246,8 +254,9 @@ BROKEN = {
 def test_self_check_explains_broken_files_without_a_traceback(claim, tmp_path, capsys, monkeypatch):
     monkeypatch.chdir(tmp_path)
 
-    def short_message(words: str) -> Callable[[str, int], None]:
-        def check(out: str, code: int) -> None:
+    def short_message(words: str) -> Callable[[str, str, int], None]:
+        def check(stdout: str, stderr: str, code: int) -> None:
+            out = stdout + stderr
             assert code == 2 and "Traceback" not in out and words in out and len(out.splitlines()) <= 4, out
 
         return check
@@ -255,20 +264,14 @@ def test_self_check_explains_broken_files_without_a_traceback(claim, tmp_path, c
     outputs, codes, checks = {}, {}, {}
     for name, (text, words) in BROKEN.items():
         codes[name] = snippet.main([write(tmp_path, name, text).name])
-        outputs[name] = capsys.readouterr().out
+        printed = capsys.readouterr()
+        outputs[name] = printed.out
         checks[name] = short_message(words)
-        claim.check(checks[name], outputs[name], codes[name])
+        claim.check(checks[name], printed.out, printed.err, codes[name])
     codes["no such file"] = snippet.main(["missing.py"])
-    outputs["no such file"] = capsys.readouterr().out
-    claim.check(short_message("no such file"), outputs["no such file"], codes["no such file"])
-    raw = subprocess.run(
-        [sys.executable, write(tmp_path, "syntax error", BROKEN["syntax error"][0]).name],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
-    claim.rejects(
-        checks["syntax error"], raw.stdout + raw.stderr, raw.returncode, because="Python itself running the file"
-    )
-    claim.record(outputs=outputs, exit_codes=codes, python_exit_code=raw.returncode)
+    printed = capsys.readouterr()
+    outputs["no such file"] = printed.out
+    claim.check(short_message("no such file"), printed.out, printed.err, codes["no such file"])
+    raw = runs.run(learner.run_python, write(tmp_path, "syntax error", BROKEN["syntax error"][0]).name, cwd=tmp_path)
+    claim.rejects(checks["syntax error"], *raw, because="Python itself running the file")
+    claim.record(outputs=outputs, exit_codes=codes, python_exit_code=raw.code)
