@@ -1,13 +1,14 @@
 """The degradation problem: a miniature of He et al.'s Figure 1: two plain depths and a residual
 net.
 
-Letters: N training points (1024), d width (32), K classes (10), B batch size (128).
-A "block" is two weight layers; a net is a stem layer, its blocks and a linear head,
-so 3 blocks make 8 weight layers and 10 blocks make 22 (about the ratio of He et al.'s
-20- and 56-layer nets). Fully connected layers with BatchNorm1d stand in for their
-3×3 convolutions with BatchNorm; every net gets the same data, steps and learning rate.
-The plain nets are trained again at each learning rate of a log grid (LRS), so that each
-depth can be compared at the rate that suits it best.
+Letters: N training points, d width, K classes, B batch size (the constants below).
+A "block" is two weight layers; a net is a stem layer, its blocks and a linear head, so
+SHALLOW and DEEP blocks give the two depths the page compares (about the ratio of He et
+al.'s two plain CIFAR-10 nets); `weight_layers` counts them on the built nets. Fully
+connected layers with BatchNorm1d stand in for their 3×3 convolutions with BatchNorm;
+every net gets the same data, steps and learning rate. The plain nets are trained again
+at each learning rate of a log grid (LRS), so that each depth can be compared at the rate
+that suits it best.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ import torch.nn.functional as F
 from torch import Tensor, nn
 
 N, D_IN, K, WIDTH = 1024, 16, 10, 32
+BATCH = 128  # B: the minibatch train() draws
 SHALLOW, DEEP = 3, 10  # blocks
 LR = 0.02  # the one learning rate the three nets share
 LRS = (0.01, 0.02, 0.04, 0.08, 0.16)  # the plain nets' sweep: factors of 2 around LR
@@ -83,13 +85,13 @@ def make_net(blocks: int, residual: bool, d: int = WIDTH) -> nn.Sequential:
 def train(
     net: nn.Module, x: Tensor, y: Tensor, seed: int, epochs: int = 40, lr: float = 0.02
 ) -> list[float]:
-    """SGD, momentum 0.9, B = 128; returns each epoch's mean training loss."""
+    """SGD, momentum 0.9, minibatches of B = BATCH; returns each epoch's mean training loss."""
     opt = torch.optim.SGD(net.parameters(), lr=lr, momentum=0.9)
     shuffle = torch.Generator().manual_seed(seed)  # same batches, same order, every net
     curve = []
     for _ in range(epochs):
         losses = []
-        for idx in torch.randperm(len(x), generator=shuffle).split(128):
+        for idx in torch.randperm(len(x), generator=shuffle).split(BATCH):
             loss = F.cross_entropy(net(x[idx]), y[idx])  # (B, K) logits vs (B,) labels
             opt.zero_grad()
             loss.backward()
@@ -108,10 +110,23 @@ def training_error(net: nn.Module, x: Tensor, y: Tensor) -> float:
 
 # --8<-- [end:train]
 
+
+def weight_layers(blocks: int, residual: bool) -> int:
+    """Layers with weights (Linear) in the net of that many blocks, counted on the built net
+    (meta device: shapes only, no memory, and the random generators are left alone)."""
+    with torch.device("meta"):
+        net = make_net(blocks, residual)
+    return sum(isinstance(m, nn.Linear) for m in net.modules())
+
+
+def net_name(blocks: int, residual: bool) -> str:
+    """'plain, 8 layers': the kind of net and its weight layers as counted."""
+    return f"{'residual' if residual else 'plain'}, {weight_layers(blocks, residual)} layers"
+
+
+# The three nets, named by what they are: shallow plain, deep plain and deep residual.
 NETS = {
-    "plain, 8 layers": (SHALLOW, False),
-    "plain, 22 layers": (DEEP, False),
-    "residual, 22 layers": (DEEP, True),
+    net_name(b, r): (b, r) for b, r in ((SHALLOW, False), (DEEP, False), (DEEP, True))
 }
 
 

@@ -65,6 +65,29 @@ def densenet(blocks: tuple[int, ...] = (6, 12, 24, 16), k: int = 32) -> nn.Seque
 # --8<-- [end:model]
 
 
+class NewFeaturesOnly(DenseBlock):
+    """The counterfactual block: it hands on only its layers' new features, not its input
+    with them (what a dense block would be without the concatenation's input term)."""
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        features = [x]
+        for layer in self.layers:
+            features.append(layer(torch.cat(features, dim=1)))
+        return torch.cat(features[1:], dim=1)  # (N, layers·k, H, W)
+
+
+def run_widths(
+    block_type: type[DenseBlock], built: list[list[int]], k: int
+) -> list[int]:
+    """Channels out of each dense block of the built model's shape, run on the meta device
+    (shapes only): one block of `block_type`, growth rate k, per [k0, layers, ...] row."""
+    with torch.device("meta"):
+        return [
+            block_type(k0, n, k)(torch.zeros(1, k0, 8, 8)).shape[1]
+            for k0, n, _ in built
+        ]
+
+
 @dataclass(frozen=True)
 class Result:
     """DenseNet-121's parameter count, its dense blocks' widths, one block's output shape."""
@@ -75,6 +98,9 @@ class Result:
         list[int]
     ]  # [k0, layers, k0 + layers·k] per dense block, as built
     depth: int
+    # k: the channels each dense layer adds (its last convolution's outputs)
+    growth: int
+    ran_widths: list[int]  # channels out of each dense block, run (meta device)
 
 
 def measure(device: str = "cpu", seed: int = 0) -> Result:
@@ -100,7 +126,10 @@ def measure(device: str = "cpu", seed: int = 0) -> Result:
         shape = list(
             first(torch.zeros(2, 64, 8, 8, device=device)).shape
         )  # (N, 64 + 6·32, 8, 8)
-    return Result(params, shape, widths, convs + 1)
+    growth = blocks[0].layers[0][-1].out_channels
+    return Result(
+        params, shape, widths, convs + 1, growth, run_widths(DenseBlock, widths, growth)
+    )
 
 
 if __name__ == "__main__":

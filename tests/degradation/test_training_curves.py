@@ -4,7 +4,6 @@ import math
 import statistics
 
 import pytest
-import torch
 
 from sitekit.margins import above, below
 from snippets.degradation import training_curves as snippet
@@ -47,8 +46,13 @@ FACTOR, WINS = 1.5, 4
 
 
 def weight_layers(blocks: int, residual: bool = True) -> int:
-    """Layers with weights (Linear) in the net of that many blocks, as the page counts them."""
-    return sum(isinstance(m, torch.nn.Linear) for m in snippet.make_net(blocks, residual).modules())
+    """Layers with weights (Linear) in the net of that many blocks, counted on the built net."""
+    return snippet.weight_layers(blocks, residual)
+
+
+def steps_per_epoch() -> int:
+    """Minibatches train() draws per epoch: N points split into batches of snippet.BATCH."""
+    return math.ceil(snippet.N / snippet.BATCH)
 
 
 def ratios(top: list[float], bottom: list[float]) -> list[float]:
@@ -100,9 +104,8 @@ def test_deeper_plain_net_has_higher_training_loss(claim, runs):
         median_error=error,
         loss_ratio=loss[DEEP] / loss[SHALLOW],
         epochs=len(runs[0].curves[SHALLOW]),
-        steps=len(runs[0].curves[SHALLOW]) * snippet.N // 128,
+        steps=len(runs[0].curves[SHALLOW]) * steps_per_epoch(),
         seeds=len(runs),
-        factor=FACTOR,
         weight_layers={"deep": weight_layers(snippet.DEEP), "shallow": weight_layers(snippet.SHALLOW)},
         loss_ratio_min=min(
             d / s
@@ -112,9 +115,11 @@ def test_deeper_plain_net_has_higher_training_loss(claim, runs):
         d_in=snippet.D_IN,
         classes=snippet.K,
         chance_loss=math.log(snippet.K),
-        batch=128,  # the minibatch train() draws; steps per epoch = N / batch
-        steps_per_epoch=snippet.N // 128,
+        batch=snippet.BATCH,  # the minibatch train() draws
+        steps_per_epoch=steps_per_epoch(),
         layers={"shallow": weight_layers(snippet.SHALLOW, False), "deep": weight_layers(snippet.DEEP, False)},
+        # the miniature's depth ratio, from the weight layers counted on the two plain nets built
+        depth_ratio=weight_layers(snippet.DEEP, False) / weight_layers(snippet.SHALLOW, False),
         blocks={"shallow": snippet.SHALLOW, "deep": snippet.DEEP, "extra": snippet.DEEP - snippet.SHALLOW},
     )
 
@@ -127,8 +132,15 @@ def test_deeper_plain_net_has_higher_training_loss(claim, runs):
 def test_residual_net_of_same_depth_does_not_degrade(claim, runs):
     def no_degradation(deep: list[float], plain_deep: list[float], shallow: list[float]) -> None:
         below("residual / plain final loss, both 22 layers", ratios(deep, plain_deep), 1.0)
-        # "in at least 4 of 5": in the 4 seeds where the residual net does best against the 8-layer net it must
-        # end below it, so the value that decides is the 4th-lowest ratio.
+        # "in at least 4 of 5": the seeds where it ends at or below the 8-layer net are counted (an integer
+        # count of at least 4 is one above 3.5)...
+        above(
+            "seeds where the 22-layer residual net ends at or below the 8-layer plain net",
+            sum(d <= s for d, s in zip(deep, shallow, strict=True)),
+            WINS - 0.5,
+        )
+        # ...and, so that the count does not rest on ties or near-ties, in the 4 seeds where it does best
+        # against the 8-layer net it must end below it with the margin floor: the 4th-lowest ratio decides.
         below(
             f"residual 22 / plain 8 final loss, in the {WINS} seeds where it is lowest",
             sorted(ratios(deep, shallow))[:WINS],
@@ -137,14 +149,23 @@ def test_residual_net_of_same_depth_does_not_degrade(claim, runs):
 
     losses = {net: per_seed(runs, "final_loss", net) for net in snippet.NETS}
     claim.check(no_degradation, losses[RESIDUAL], losses[DEEP], losses[SHALLOW])
-    claim.rejects(no_degradation, losses[DEEP], losses[DEEP], losses[SHALLOW], because="the 22-layer plain net")
+    # The alternative: a 22-layer net without the shortcut that was trained on its own, the plain net at the
+    # other rates of the sweep, each seed's lowest of them (the plain net's best chance short of the shared
+    # rate, which is the run it is compared with).
+    other_rates = [min(v for lr, v in r.lr_loss[DEEP].items() if lr != snippet.LR) for r in runs]
+    claim.rejects(
+        no_degradation,
+        other_rates,
+        losses[DEEP],
+        losses[SHALLOW],
+        because="the 22-layer plain net, at its lowest over the sweep's other learning rates",
+    )
     wins = sum(d <= s for d, s in zip(losses[RESIDUAL], losses[SHALLOW], strict=True))
     claim.record(
         seeds=len(runs),
         wins_over_shallow=wins,
         median_ratio_to_shallow=statistics.median(losses[RESIDUAL]) / statistics.median(losses[SHALLOW]),
         median_ratio_to_plain=statistics.median(losses[RESIDUAL]) / statistics.median(losses[DEEP]),
-        wins_needed=WINS,
         weight_layers={"deep": weight_layers(snippet.DEEP), "shallow": weight_layers(snippet.SHALLOW)},
     )
 
@@ -163,13 +184,20 @@ def lowest(sweep: list[dict[float, float]]) -> list[float]:
     return [min(by_lr.values()) for by_lr in sweep]
 
 
+def swept(runs) -> list[float]:
+    """The learning rates the plain nets were actually trained at (the same for every seed and net)."""
+    grids = {tuple(sorted(r.lr_loss[net])) for r in runs for net in PLAIN}
+    assert len(grids) == 1, grids
+    return list(grids.pop())
+
+
 def lr_bands(runs) -> dict:
     """Per plain net: the swept rates and the final loss at each, median, min and max over the seeds."""
     out = {}
     for net in PLAIN:
-        by_lr = [[r.lr_loss[net][lr] for r in runs] for lr in snippet.LRS]
+        by_lr = [[r.lr_loss[net][lr] for r in runs] for lr in swept(runs)]
         out[net] = {
-            "lrs": list(snippet.LRS),
+            "lrs": swept(runs),
             "median": [statistics.median(v) for v in by_lr],
             "min": [min(v) for v in by_lr],
             "max": [max(v) for v in by_lr],
@@ -199,7 +227,7 @@ def test_deeper_plain_net_is_worse_at_its_best_learning_rate(claim, runs):
             [d[lr] / s[lr] for d, s in zip(deep, shallow, strict=True) for lr in d],
             1.0,
         )
-        assert all(d.keys() == s.keys() == set(snippet.LRS) for d, s in zip(deep, shallow, strict=True))
+        assert all(d.keys() == s.keys() for d, s in zip(deep, shallow, strict=True))
 
     claim.check(worse_at_best, sweeps(runs, DEEP), sweeps(runs, SHALLOW))
     claim.rejects(
@@ -211,12 +239,13 @@ def test_deeper_plain_net_is_worse_at_its_best_learning_rate(claim, runs):
     deep, shallow = lowest(sweeps(runs, DEEP)), lowest(sweeps(runs, SHALLOW))
     best = ratios(deep, shallow)
     bands = lr_bands(runs)
-    rows = [[lr, bands[SHALLOW]["median"][i], bands[DEEP]["median"][i]] for i, lr in enumerate(snippet.LRS)]
+    lrs = swept(runs)
+    rows = [[lr, bands[SHALLOW]["median"][i], bands[DEEP]["median"][i]] for i, lr in enumerate(lrs)]
     claim.record(
-        lrs=list(snippet.LRS),
-        lr_count=len(snippet.LRS),
-        lr_low=snippet.LRS[0],
-        lr_high=snippet.LRS[-1],
+        lrs=lrs,
+        lr_count=len(lrs),
+        lr_low=lrs[0],
+        lr_high=lrs[-1],
         lr_shared=snippet.LR,
         bands=bands,
         residual=per_seed(runs, "final_loss", RESIDUAL),
@@ -224,10 +253,10 @@ def test_deeper_plain_net_is_worse_at_its_best_learning_rate(claim, runs):
         best_median={"shallow": statistics.median(shallow), "deep": statistics.median(deep)},
         best_ratio_min=min(best),
         best_ratio_median=statistics.median(best),
-        rate_ratio_min=min(r.lr_loss[DEEP][lr] / r.lr_loss[SHALLOW][lr] for r in runs for lr in snippet.LRS),
-        factor=BEST_FACTOR,
+        rate_ratio_min=min(r.lr_loss[DEEP][lr] / r.lr_loss[SHALLOW][lr] for r in runs for lr in lrs),
         seeds=len(runs),
-        runs_per_seed=len(PLAIN) * len(snippet.LRS) + 1,
+        # the training runs of one seed: every plain net at every swept rate, and each residual net once
+        runs_per_seed=sum(len(v) for v in runs[0].lr_loss.values()) + len(runs[0].curves) - len(PLAIN),
         layers={"shallow": weight_layers(snippet.SHALLOW, False), "deep": weight_layers(snippet.DEEP, False)},
         residual_median=statistics.median(per_seed(runs, "final_loss", RESIDUAL)),
     )

@@ -1,28 +1,12 @@
 """Claims of "Depth versus width" about DenseNet-121 built layer by layer."""
 
 import pytest
-import torch
 
+from sitekit import facts, runs
 from snippets.depth_width import densenet as snippet
 from snippets.depth_width import model_zoo
 
 PAGE = "module/depth-vs-width.md"
-
-
-class NewFeaturesOnly(snippet.DenseBlock):
-    """The counterfactual block: it hands on only its layers' new features, not its input with them."""
-
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
-        features = [x]
-        for layer in self.layers:
-            features.append(layer(torch.cat(features, dim=1)))
-        return torch.cat(features[1:], dim=1)  # (N, layers·k, H, W)
-
-
-def run_widths(block_type: type[snippet.DenseBlock], built: list[list[int]]) -> list[int]:
-    """Channels out of each dense block of DenseNet-121's shape, run on the meta device (shapes only)."""
-    with torch.device("meta"):
-        return [block_type(k0, n)(torch.zeros(1, k0, 8, 8)).shape[1] for k0, n, _ in built]
 
 
 @pytest.mark.claim(
@@ -33,27 +17,37 @@ def run_widths(block_type: type[snippet.DenseBlock], built: list[list[int]]) -> 
 )
 def test_built_densenet121_matches_torchvision_parameter_count(claim, device, seeds):
     r = snippet.measure(device, seed=seeds.first())
+    published = facts.registry().value("densenet121_params")
 
-    def widths_are(widths: list[int], expected: list[int]) -> None:
-        assert widths == expected, (widths, expected)
+    def as_published_and_concatenated(parameters: int, ran: list[int], built: list[list[int]], k: int) -> None:
+        assert parameters == published, (parameters, published)
+        widths = [k0 + n * k for k0, n, _ in built]  # what the concatenation predicts
+        assert ran == widths, (ran, widths)  # the blocks, run
+        assert [end for *_, end in built] == widths, (built, widths)  # the blocks' last layers, as built
 
-    assert r.parameters == model_zoo.TORCHVISION["densenet121"][0], r.parameters
-    assert r.block_output_shape == [2, 256, 8, 8] and r.depth == 121
-    ends = [end for _, _, end in r.block_widths]
-    claim.check(widths_are, ends, [k0 + n * 32 for k0, n, _ in r.block_widths])
-    widths_are(ends, [256, 512, 1024, 1024])
-    assert run_widths(snippet.DenseBlock, r.block_widths) == ends  # the built blocks, run, agree
+    claim.check(as_published_and_concatenated, r.parameters, r.ran_widths, r.block_widths, r.growth)
+    assert r.block_output_shape[1] == r.ran_widths[0], r.block_output_shape  # the first block, run on `device`
     claim.rejects(
-        widths_are,
-        run_widths(NewFeaturesOnly, r.block_widths),
-        [k0 + n * 32 for k0, n, _ in r.block_widths],
+        as_published_and_concatenated,
+        r.parameters,
+        runs.run(snippet.run_widths, snippet.NewFeaturesOnly, r.block_widths, r.growth),
+        r.block_widths,
+        r.growth,
         because="blocks that hand on only their new features (n·k), run on the meta device",
+    )
+    claim.rejects(
+        as_published_and_concatenated,
+        runs.run(model_zoo.state_dict_count, "densenet121"),
+        r.ran_widths,
+        r.block_widths,
+        r.growth,
+        because="every tensor of the state dict counted (BatchNorm's running statistics in)",
     )
     claim.record(
         parameters=r.parameters,
         depth=r.depth,
         widths={"columns": ["k0 (in)", "layers n", "k0 + n·k (out)"], "rows": r.block_widths},
-        k=(ends[0] - r.block_widths[0][0]) // r.block_widths[0][1],
+        k=r.growth,
         block_layers=[n for _, n, _ in r.block_widths],
         dense_layers=sum(n for _, n, _ in r.block_widths),
     )

@@ -10,14 +10,21 @@ PAGE = "module/depth-vs-width.md"
 BASE, HIDDEN, BOTH = snippet.CONFIGS
 
 
+def label(r: snippet.Result, name: str) -> str:
+    """'base (d = 256, h = 1024)': the configuration's name and the widths read off the block built."""
+    d, h = r.widths[name]
+    return f"{name} (d = {d}, h = {h})"
+
+
 def table(r: snippet.Result) -> dict:
-    rows = [[n, w, b, w + b, r.weight_ratio[n], round(r.total_ratio[n], 4)] for n, (w, b) in r.counts.items()]
+    rows = [[label(r, n), w, b, w + b, r.weight_ratio[n], round(r.total_ratio[n], 4)] for n, (w, b) in r.counts.items()]
     return {"columns": ["block", "weights", "biases", "total", "weights ÷ base", "total ÷ base"], "rows": rows}
 
 
-# The blocks are built on the meta device and only their parameter shapes are counted: no arithmetic runs on
-# any device, so the counts and ratios are the same wherever the suite runs.
-INDEPENDENT = "parameter counts of blocks built on the meta device, and multiply-accumulates computed from d and h"
+# The blocks are built on the meta device and only their shapes are counted (parameters by numel, multiply-
+# accumulates by torch's FLOP counter on a meta token): no arithmetic runs on any device, so the counts and
+# ratios are the same wherever the suite runs.
+INDEPENDENT = "parameter and multiply-accumulate counts of blocks built on the meta device (shapes only)"
 
 
 @pytest.fixture(scope="module")
@@ -53,9 +60,11 @@ def test_doubling_hidden_width_doubles_block_weights(claim, counts):
         weight_ratio=r.weight_ratio[HIDDEN],
         total_ratio=r.total_ratio[HIDDEN],
         macs_ratio=r.macs_ratio[HIDDEN],
-        d=snippet.CONFIGS[BASE][0],
-        h=snippet.CONFIGS[BASE][0] * snippet.CONFIGS[BASE][1],
-        h_doubled=snippet.CONFIGS[HIDDEN][0] * snippet.CONFIGS[HIDDEN][1],
+        d=r.widths[BASE][0],
+        h=r.widths[BASE][1],
+        h_doubled=r.widths[HIDDEN][1],
+        widths=r.widths,  # (d, h) of each block as built: the numbers in the table's labels
+        macs=r.macs,
     )
 
 

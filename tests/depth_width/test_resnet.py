@@ -4,15 +4,21 @@ import pytest
 import torch
 from torch import nn
 
+from sitekit import facts, runs
 from snippets.depth_width import model_zoo
 from snippets.depth_width import resnet as snippet
 
 PAGE = "module/depth-vs-width.md"
 
 
-def counts_match(counted: dict[str, int], published: dict[str, int]) -> None:
-    for name, n in counted.items():
-        assert n == published[name], (name, n, published[name])
+def counts_match(published: dict[str, int]):
+    """The check: every counted model has exactly its published parameter count (`published` bound in)."""
+
+    def check(counted: dict[str, int]) -> None:
+        for name, n in counted.items():
+            assert n == published[name], (name, n, published[name])
+
+    return check
 
 
 @pytest.mark.claim(
@@ -23,14 +29,14 @@ def counts_match(counted: dict[str, int], published: dict[str, int]) -> None:
 )
 def test_built_resnets_match_torchvision_parameter_counts(claim, device, seeds):
     r = snippet.measure(device, seed=seeds.first())
-    published = {n: model_zoo.TORCHVISION[n][0] for n in r.parameters}
-    claim.check(counts_match, r.parameters, published)
+    reg = facts.registry()
+    match = counts_match({n: reg.value(f"{n}_params") for n in r.parameters})  # torchvision's num_params, sourced
+    claim.check(match, r.parameters)
     assert r.output_shape == {"resnet50": [2, 1000]}, r.output_shape
     assert [r.depth[n] for n in ("resnet50", "resnet101", "resnet152")] == [50, 101, 152]
     claim.rejects(
-        counts_match,
-        {n: state_dict_count(n) for n in r.parameters},
-        published,
+        match,
+        {n: runs.run(model_zoo.state_dict_count, n) for n in r.parameters},
         because="every tensor of the state dict counted (BatchNorm's running statistics in)",
     )
     claim.record(
@@ -39,13 +45,6 @@ def test_built_resnets_match_torchvision_parameter_counts(claim, device, seeds):
         output_shape=r.output_shape["resnet50"],
         widths={n: conv_widths(n) for n in ("resnet50", "wide_resnet50_2")},
     )
-
-
-def state_dict_count(name: str) -> int:
-    """The counterfactual count: numel of every tensor the model saves, buffers too (built on meta)."""
-    with torch.device("meta"):
-        model = snippet.resnet(**snippet.RESNETS[name])
-    return sum(t.numel() for t in model.state_dict().values())
 
 
 def conv_widths(name: str) -> dict[str, list[int]]:
