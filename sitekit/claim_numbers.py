@@ -109,7 +109,9 @@ def sentence_quantities(text: str) -> Iterator[Quantity]:
                 if target is not None
                 else match
             )
-        yield Quantity(shown, match, bound=bool(_COMPARATIVE.search(before)), exactly=exactly)
+        after = text[start + len(shown) :]
+        over = bool(re.search(r"\bover\s*$", before) and re.match(r"\s*(?:×|%|times\b)", after))  # "over 1e6×"
+        yield Quantity(shown, match, bound=bool(_COMPARATIVE.search(before)) or over, exactly=exactly)
     for m in _SPELLED.finditer(text):
         value = _spelled_value(m[0])
         if value is None:

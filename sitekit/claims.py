@@ -12,6 +12,7 @@ import fcntl
 import hashlib
 import json
 import os
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -119,18 +120,23 @@ def _digest(paths: list[Path]) -> str:
     return digest.hexdigest()[:16]
 
 
+FACTS = ROOT / "facts" / "facts.toml"
 BENCH_RECORDS = "results/bench-*.json"  # the committed sweeps that benchmarks.store serves to claims
 
 
 def _data_digest(files: list[Path]) -> str:
-    """What a claim reads besides code: the committed sweeps (when it imports benchmarks/) and SITE_URL
-    (when its code reads it). A re-benchmark, or a build for another address, re-runs those claims."""
+    """What a claim reads besides code: the committed sweeps (when it imports benchmarks/), SITE_URL (when its
+    code reads it) and facts/facts.toml (when it reads sourced facts). A re-benchmark, a build for another
+    address or a corrected fact re-runs those claims."""
     digest = hashlib.sha256()
     if any(p.is_relative_to(ROOT / "benchmarks") for p in files):
         for path in sorted(ROOT.glob(BENCH_RECORDS)):
             digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
-    if any("SITE_URL" in p.read_text(encoding="utf-8") for p in files):
+    texts = [p.read_text(encoding="utf-8") for p in files]
+    if any("SITE_URL" in t for t in texts):
         digest.update(b"SITE_URL=" + os.environ.get("SITE_URL", "").encode())
+    if any(re.search(r"\bfrom sitekit import (?:[\w, ]*\b)?facts\b|\bsitekit\.facts\b", t) for t in texts):
+        digest.update(b"facts\0" + FACTS.read_bytes())  # a claim that reads a sourced fact re-runs when it changes
     return digest.hexdigest()[:16]
 
 

@@ -201,3 +201,17 @@ def test_the_fingerprint_covers_the_committed_sweeps_and_site_url(monkeypatch):
     assert claims._data_digest(citation) != first
     plain = claims.code_files(ROOT / "tests" / "gradient_highway" / "test_add_node.py")
     assert claims._data_digest(plain) == claims._data_digest([])  # reads neither
+
+
+def test_a_corrected_fact_re_runs_the_claims_that_read_facts(monkeypatch, tmp_path):
+    """facts/facts.toml is data for the claims that read it (depth records, GPT-3's size...), not for the rest."""
+    from sitekit import claims
+
+    reads = claims.code_files(ROOT / "tests" / "degradation" / "test_depth_records.py")
+    before = claims._data_digest(reads)
+    edited = tmp_path / "facts.toml"
+    edited.write_text(claims.FACTS.read_text(encoding="utf-8") + "\n# a corrected quote\n", encoding="utf-8")
+    monkeypatch.setattr(claims, "FACTS", edited)
+    assert claims._data_digest(reads) != before
+    plain = claims.code_files(ROOT / "tests" / "gradient_highway" / "test_add_node.py")
+    assert claims._data_digest(plain) == claims._data_digest([])
