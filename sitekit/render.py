@@ -538,8 +538,15 @@ def label_numbers_unbound(values: dict[str, Any], shown: Any = None) -> list[str
 
     out = []
     for text in dict.fromkeys(_strings(values if shown is None else shown)):
-        out += [f"{n} (in {text!r})" for n in unbound(text, values) if "(a bound" not in n]
+        if VERSION_OR_DATE.fullmatch(text.strip()) or NUMERIC_TEXT.fullmatch(text.strip()) or len(text) > 200:
+            continue  # a version ("2.13.0+cpu"), a date, a number the code formatted or a captured message
+        text = INDEX_NAME.sub(" ", text)  # "block 2", "seed 3": an index the code enumerated names a row
+        out += [f"{n} (in {text!r})" for n in unbound(text, values) if "(a bound" not in n and n not in ("0", "1")]
     return out
+
+
+INDEX_NAME = re.compile(r"\b(?:block|layer|step|epoch|seed|position|head|sublayer|stage|round|run|token|model|window|case)s?\s+\d+\b", re.I)
+VERSION_OR_DATE = re.compile(r"[\w.+-]*\d+\.\d+\.\d+[\w.+-]*|\d{4}-\d\d-\d\d[\w:+.-]*")
 
 
 def _check_labels(c: Claim, shown: Any, where: str) -> None:
@@ -556,7 +563,9 @@ def _check_labels(c: Claim, shown: Any, where: str) -> None:
 def table(ctx: Context, cid: str, key: str, spec: str = "") -> str:
     c = verified(ctx, cid)
     where = f"docs/{ctx.page}: table({cid!r}, {key!r})"
-    _check_labels(c, lookup(c.values, key, where), where)
+    data = lookup(c.values, key, where)
+    if isinstance(data, dict) and isinstance(data.get("rows"), list):  # the labels: column names, first column
+        _check_labels(c, [data.get("columns"), [row[0] for row in data["rows"] if row]], where)
     cpu_block = _md_table(lookup(c.values, key, where), spec, where)
     gpu = cuda_record(ctx, cid)
     cuda_block = _md_table(lookup(gpu.values, key, where), spec, where) if gpu else None
