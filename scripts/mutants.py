@@ -893,15 +893,31 @@ def outcomes(junit: Path) -> tuple[list[str], dict[str, str]]:
 DIAGRAMS = "tests/contract/test_figures.py::test_every_diagram_matches_the_module_it_depicts"
 
 
-def run_claims(tree: Path, log: Path) -> dict[str, Any]:
-    """The claims with reuse, on every core, as `nox -s tests` runs them; what ran and what failed."""
+def affected(mutant: Mutant) -> list[str]:
+    """The claim files whose code includes the mutated snippet (as the fingerprint follows imports): only
+    they can re-run, so only they are collected (collecting every topic for each mutant costs minutes)."""
+    sys.path.insert(0, str(ROOT))
+    from sitekit.claims import code_files
+
+    target = (ROOT / mutant.file).resolve()
+    files = []
+    for test in sorted((ROOT / "tests").glob("*/test_*.py")):
+        if test.parent.name in {d.split("/")[1] for d in claim_dirs(ROOT)} and target in code_files(test):
+            files.append(test.relative_to(ROOT).as_posix())
+    return files
+
+
+def run_claims(tree: Path, log: Path, only: list[str] | None = None) -> dict[str, Any]:
+    """The claims with reuse, on every core, as `nox -s tests` runs them; what ran and what failed.
+
+    `only`: the claim files to collect (the files a mutant can affect); default every topic."""
     junit = tree / "junit.xml"
     workers = os.environ.get("SITE_WORKERS", "auto")
     parallel = [] if workers == "0" else ["-n", workers, "--dist", "loadfile"]
     cmd = [
         sys.executable,
         *("-m", "pytest", "--device", "cpu", "--reuse", *parallel, "-q", "-p", "no:cacheprovider"),
-        *("--continue-on-collection-errors", f"--junitxml={junit}", *claim_dirs(tree), DIAGRAMS),
+        *("--continue-on-collection-errors", f"--junitxml={junit}", *(only or claim_dirs(tree)), DIAGRAMS),
     ]
     env = {k: v for k, v in os.environ.items() if k not in ("CI", "SITE_FRESH", "SITE_PUBLISH")}
     before = os.times()
@@ -940,7 +956,10 @@ def try_mutant(mutant: Mutant | None, logs: Path) -> dict[str, Any]:
         if mutant is not None:
             apply(tree, mutant)
         name = mutant.name if mutant else "none"
-        return {"name": name, **run_claims(tree, logs / f"{name}.log")}
+        only = affected(mutant) if mutant is not None else None
+        if mutant is not None and not only:
+            raise SystemExit(f"mutants: {mutant.name}: no claim file imports {mutant.file}; no claim can see it")
+        return {"name": name, **run_claims(tree, logs / f"{name}.log", only)}
 
 
 def kills(run: dict[str, Any]) -> dict[str, int]:
