@@ -545,7 +545,8 @@ def label_numbers_unbound(values: dict[str, Any], shown: Any = None) -> list[str
     return out
 
 
-INDEX_NAME = re.compile(r"\b(?:block|layer|step|epoch|seed|position|head|sublayer|stage|round|run|token|model|window|case)s?\s+\d+\b", re.I)
+INDEX_WORDS = "block|layer|step|epoch|seed|position|head|sublayer|stage|round|run|token|model|window|case"
+INDEX_NAME = re.compile(rf"\b(?:{INDEX_WORDS})s?\s+\d+\b", re.I)
 VERSION_OR_DATE = re.compile(r"[\w.+-]*\d+\.\d+\.\d+[\w.+-]*|\d{4}-\d\d-\d\d[\w:+.-]*")
 
 
