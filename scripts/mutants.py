@@ -975,10 +975,12 @@ def table(rows: list[dict[str, Any]]) -> str:
         k = r["kills"]
         counts = f"{len(r['claims_rerun']):>6} {k['check']:>5} {k['stale']:>5} {k['diagram']:>4}"
         lines.append(f"{r['name']:<34} {counts}  {r['file']}:{r['listing']}")
-    survivors = [r["name"] for r in rows if not r["kills"]["check"]]
-    lines.append(f"{len(rows) - len(survivors)} of {len(rows)} mutants killed by a claim's own check")
-    if survivors:
-        lines.append(f"survivors (no claim's check sees the bug): {', '.join(survivors)}")
+    unseen = [r["name"] for r in rows if not r["kills"]["check"]]
+    lines.append(f"{len(rows) - len(unseen)} of {len(rows)} mutants killed by a claim's own check")
+    if unseen:
+        lines.append(
+            f"no claim's check sees (caught, if at all, by the staleness guard or a diagram): {', '.join(unseen)}"
+        )
     return "\n".join(lines)
 
 

@@ -39,7 +39,8 @@ def input_gradient_norm(stack: nn.Sequential, x: torch.Tensor) -> float:
     """‖∂L/∂x‖ for L = sum of the outputs, the gradient after crossing every block."""
     x = x.detach().requires_grad_(True)
     stack(x).sum().backward()  # (N, d) -> scalar
-    # Entries this small have squares below float32's smallest number, which round to 0: take the norm in float64.
+    # Entries this small have squares below float32's smallest number, which round to 0:
+    # take the norm in float64.
     return x.grad.double().norm().item()
 
 

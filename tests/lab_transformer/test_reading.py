@@ -97,7 +97,8 @@ def test_direct_logit_attribution_sums_to_the_logit(claim, result, results):
 
 @pytest.mark.claim(
     "Corrupt the second-to-last character of held-out windows and keep those where that costs the "
-    "right next character most (a fixed share the listing sets): across 5 trained models, patching the clean write of the best single block "
+    "right next character most (a fixed share the listing sets): "
+    "across 5 trained models, patching the clean write of the best single block "
     "into the corrupted run restores a median of more than 0.35 of the lost log-probability, the last block's "
     "write less than that in every model; in every untrained model the corruption costs less than 0.05 nats, "
     "nothing to restore.",
