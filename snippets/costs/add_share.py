@@ -56,7 +56,7 @@ def paired_times(
         once(fn, 1)  # warm-up: first-call allocations and library set-up
         return max(1, int(2e-3 / max(once(fn, 1), 1e-7)))
 
-    # Repeat each call until one sample is long next to the timer's overhead (calls_for_2ms).
+    # Repeat each call until one sample is long beside the timer's own overhead.
     calls = [calls_for_2ms(f), calls_for_2ms(g)]
     tf, tg = [], []
     for _ in range(rounds):

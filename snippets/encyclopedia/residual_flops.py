@@ -25,7 +25,7 @@ def block_costs(
     T: int,
     make_block: Callable[[int, int], nn.Module] = PreNormBlock,
 ) -> tuple[int, int]:
-    """(matrix-product FLOPs counted by torch, FLOPs of the two residual adds) of one block."""
+    """(matrix-product FLOPs counted by torch, FLOPs of the two residual adds)."""
     with torch.device("meta"):
         block, x = make_block(d, heads), torch.empty(B, T, d)  # x: (B, T, d)
     with FlopCounterMode(display=False) as counter:
