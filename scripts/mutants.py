@@ -900,11 +900,9 @@ def affected(mutant: Mutant) -> list[str]:
     from sitekit.claims import code_files
 
     target = (ROOT / mutant.file).resolve()
-    files = []
-    for test in sorted((ROOT / "tests").glob("*/test_*.py")):
-        if test.parent.name in {d.split("/")[1] for d in claim_dirs(ROOT)} and target in code_files(test):
-            files.append(test.relative_to(ROOT).as_posix())
-    return files
+    topics = {d.split("/")[1] for d in claim_dirs(ROOT)}
+    tests = sorted((ROOT / "tests").glob("*/test_*.py"))
+    return [t.relative_to(ROOT).as_posix() for t in tests if t.parent.name in topics and target in code_files(t)]
 
 
 def run_claims(tree: Path, log: Path, only: list[str] | None = None) -> dict[str, Any]:

@@ -32,10 +32,6 @@ class Registry:
     sources: dict[Any, tuple[str, str]] = field(default_factory=dict)  # key -> (call, path in its result)
     objects: dict[int, tuple[Any, tuple[str, str]]] = field(default_factory=dict)  # opaque objects by identity
 
-    def clear(self) -> None:
-        self.sources.clear()
-        self.objects.clear()
-
 
 REGISTRY = Registry()
 
