@@ -5,7 +5,8 @@ a GPU host) and its numbers are committed. The claims in tests/costs read them b
 which refuses a sweep whose snippet or parameters changed since it ran: the page then cannot show
 numbers that the current code did not produce.
 
-Each sweep records where it ran: the CPU model, its cores, torch, a hash of requirements/lock.txt,
+Each sweep records where it ran: the CPU model, its cores, torch, a hash of the lock's pins of torch, numpy
+and pytest-benchmark (BENCH_PINS),
 and the one-minute load average when it started and when it ended. A sweep started on a loaded
 machine (load average above the core count: other work was competing for the cores it times) is
 refused, by `start` before it runs, by `save` and by `load`. Sweeps committed before these fields
@@ -76,7 +77,8 @@ def _code(path: Path) -> bytes:
 
 def code_hash(name: str, torch_version: str | None = None, lock: str | None = None) -> str:
     """Hash of what a sweep's timings depend on: its snippet and the snippets it imports (as parsed), the code
-    it runs besides, its parameters, the torch that ran it and requirements/lock.txt (honesty audit 6.4)."""
+    it runs besides, its parameters, the torch that ran it and the lock's pins of the packages its timings run
+    through (BENCH_PINS; honesty audit 6.4)."""
     digest = hashlib.sha256()
     for path in hashed_files(name):
         digest.update(path.relative_to(ROOT).as_posix().encode() + b"\0" + _code(path) + b"\0")
@@ -93,9 +95,28 @@ def _torch() -> str:
     return str(torch.__version__)
 
 
-def lock_hash() -> str:
-    """The hash of requirements/lock.txt that the claims' fingerprints use too (sha256, 16 hex digits)."""
-    return hashlib.sha256(LOCK.read_bytes()).hexdigest()[:16] if LOCK.is_file() else "none"
+# The packages a sweep's timings run through: their pins in requirements/lock.txt are part of a sweep's hash.
+# Another package added to the lock (scikit-learn, for a data set no sweep reads) leaves every sweep as it was;
+# a new torch, numpy or pytest-benchmark makes them all stale. (Claims' fingerprints hash the whole lock.)
+BENCH_PINS = ("torch", "numpy", "pytest-benchmark")
+
+
+def lock_pins(text: str) -> str:
+    """The lock's lines pinning BENCH_PINS, in order (a KeyError-style message when one is missing)."""
+    pins = {line.split("==")[0].strip().lower(): line.strip() for line in text.splitlines() if "==" in line}
+    missing = [name for name in BENCH_PINS if name not in pins]
+    if missing:
+        raise ValueError(f"requirements/lock.txt pins none of {', '.join(missing)}: a sweep cannot say what it ran on")
+    return "\n".join(pins[name] for name in BENCH_PINS)
+
+
+def lock_hash(text: str | None = None) -> str:
+    """The hash of the lock's pins of the packages a sweep runs through (BENCH_PINS; sha256, 16 hex digits)."""
+    if text is None:
+        if not LOCK.is_file():
+            return "none"
+        text = LOCK.read_text(encoding="utf-8")
+    return hashlib.sha256(lock_pins(text).encode()).hexdigest()[:16]
 
 
 @dataclass(frozen=True)
