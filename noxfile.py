@@ -1,7 +1,10 @@
 """Sessions that verify and build the site.
 
     nox -s tests        contract tests and every claim on CPU -> results/cpu.json
-    nox -s heldout      every claim again on held-out seeds, scalar kernels, one thread (CI's 2nd condition)
+    nox -s heldout      every claim again on held-out seeds, scalar kernels, one thread (CI's 2nd condition;
+                        the experiments in rotation: one slot of HELD_OUT_ROTATION per commit)
+    nox -s experiments  every experiment (claims marked experiment=..., minutes) fresh -> results/experiments-cpu.json
+                        (commit it: builds that are not fresh reuse it while its fingerprint matches)
     nox -s tests_cuda   every claim on CUDA           -> results/cuda.json (fails without a GPU)
     nox -s docs         every claim on CPU, then mkdocs build --strict -> site/
     nox -s speed        time the environment, docs, tests and browser runs -> results/speed-cpu.json
@@ -18,7 +21,10 @@ Arguments after `--` go to the tool: `nox -s tests -- tests/gradient_highway -x`
 
 tests and docs reuse a claim test file's passing records while its fingerprint (code and imports,
 conftest files, lock, torch, device) is unchanged, and run the rest on every core (pytest-xdist).
-`-- --fresh` or SITE_FRESH=1 runs every claim; CI=true and SITE_PUBLISH=1 always do.
+An experiment is never run by them: its committed record is reused, or, if its code changed, its claims
+fail with the command to run (`nox -s experiments -- tests/<topic>/test_<name>.py`).
+`-- --fresh` or SITE_FRESH=1 runs every claim and experiment, and each experiment must reproduce its
+committed record within its stated tolerance; CI=true and SITE_PUBLISH=1 always do.
 SITE_WORKERS=0 runs in one process (default: auto, one worker per core).
 """
 
@@ -182,12 +188,38 @@ HELD_OUT = {  # CI's second condition: seeds no threshold was set against, torch
 }
 
 
+HELD_OUT_ROTATION = 2  # the held-out condition runs every experiment file once in this many commits
+
+
+def _rotation_slot() -> str:
+    """`I/K`: the experiments this commit's held-out run takes (K = HELD_OUT_ROTATION; I from the commit count)."""
+    out = subprocess.run(["git", "rev-list", "--count", "HEAD"], cwd=ROOT, capture_output=True, text=True, check=False)
+    count = int(out.stdout.strip()) if out.returncode == 0 and out.stdout.strip().isdigit() else 0
+    return f"{count % HELD_OUT_ROTATION}/{HELD_OUT_ROTATION}"
+
+
+@nox.session
+def experiments(session: nox.Session) -> None:
+    """Run every experiment fresh on the tuned seeds -> results/experiments-cpu.json (commit it).
+
+    `-- tests/<topic>/test_<name>.py` runs one. Records also go to results/cpu.json, so the pages show them.
+    """
+    py = site_env(session)
+    workers = os.environ.get("SITE_WORKERS", "auto")
+    parallel = [] if workers == "0" else ["-n", workers, "--dist", "loadfile"]
+    args = session.posargs or claim_dirs()
+    session.run(str(py), "-m", "pytest", "--device", "cpu", "--experiments", *parallel, *args, external=True)
+
+
 @nox.session
 def heldout(session: nox.Session) -> None:
     """Every claim again, fresh, under a second condition: held-out seeds, scalar kernels, one thread.
 
     Its records go to .nox/heldout/ (never results/cpu.json, which the pages are built from), and it
     prints the thinnest margins. `-- --seeds 12345` tries another seed set; CI runs it after `docs`.
+    The experiments (minutes each) run in rotation: each commit takes one slot of HELD_OUT_ROTATION, so
+    every experiment file meets the held-out condition at least once in that many commits
+    (SITE_ROTATION=all runs them all; `-- --experiment-slot I/K` picks a slot).
     """
     py = site_env(session)
     out = ROOT / ".nox" / "heldout"
@@ -198,6 +230,8 @@ def heldout(session: nox.Session) -> None:
     parallel = [] if workers == "0" else ["-n", workers, "--dist", "loadfile"]
     paths = [a for a in session.posargs if not a.startswith("-") and (ROOT / a.split("::")[0]).exists()]
     args = session.posargs if paths else [*claim_dirs(), *session.posargs]  # `-- --seeds 12345` keeps every topic
+    if os.environ.get("SITE_ROTATION") != "all" and not any(a.startswith("--experiment-slot") for a in args):
+        args = ["--experiment-slot", _rotation_slot(), *args]
     session.run(str(py), "-m", "pytest", "--device", "cpu", "-p", "no:cacheprovider", *parallel, *args, external=True)
 
 

@@ -4,8 +4,12 @@
 a scratch copy of the tree (the real one is never edited), it times:
 
 - the environment: requirements/lock.txt installed into an empty folder by uv and by pip, no caches;
-- `nox -s docs`: fresh (every claim), again with nothing changed, after a prose-only page edit, and
-  after editing one snippet (and checks that only the claims depending on it ran again);
+- a newcomer's first `nox -s docs` on a copy of the tree without CPU records: every claim runs except the
+  experiments, whose committed records (results/experiments-cpu.json) are reused;
+- `nox -s docs`: fresh (every claim and every experiment), again with nothing changed, after a prose-only
+  page edit, and after editing one snippet (and checks that only the claims depending on it ran again);
+- `nox -s experiments`: every experiment, fresh (written to a scratch copy of the committed records);
+- `.ci/run` as a whole, read from a CI log (`-- --ci-log=FILE`: its `ci: all steps took N s` line);
 - `nox -s tests -- --fresh` in one process and on every core;
 - the browser suite against the built site in one process and on every core.
 
@@ -47,6 +51,12 @@ TARGETS = {  # ratio: at most
     "parallel browser suite / serial": ("browser_parallel", "browser_serial", 0.60),
     "uv environment / pip environment": ("env_uv", "env_pip", 0.40),
 }
+BUDGETS = {  # step: at most (seconds, on 2 cores), the budgets the project promises
+    "docs_first": 150,
+    "experiments": 25 * 60,
+    "ci_run": 45 * 60,
+}
+CI_TOTAL = re.compile(r"ci: all steps took (\d+) s")
 SUMMARY = re.compile(r"claims: (\d+) reused from their last run[^,]*, passed\), (\d+) re-run(?:: (.*))?")
 PASSED = re.compile(r"(\d+) passed")
 
@@ -134,7 +144,8 @@ def dependents(snippet: str, results: Path) -> int:
     return sum(c.test.split("::")[0] in hit for c in recorded.values())
 
 
-GROUPS = ("env", "docs", "browser", "tests")  # the order they run in; `-- --only docs,env` runs some
+# The order they run in; `-- --only=docs,env` runs some.
+GROUPS = ("env", "first", "experiments", "docs", "browser", "tests")
 
 
 def load_record() -> dict[str, Any]:
@@ -179,6 +190,10 @@ def measure(groups: list[str]) -> None:
                 save(f"env_{installer}", step(f"env_{installer}", took, shown), began)
                 shutil.rmtree(tmp / f"env-{installer}")
 
+        if "first" in groups:  # before anything else writes CPU records into the copy
+            timed("docs_first", [*nox, "-s", "docs"], "nox -s docs on a fresh clone (experiments reused)")
+        if "experiments" in groups:
+            timed("experiments", [*nox, "-s", "experiments"], "nox -s experiments (every experiment, fresh)")
         if "docs" in groups or "browser" in groups:
             timed("docs_fresh", [*nox, "-s", "docs", "--", "--fresh"], "nox -s docs -- --fresh")
         if "docs" in groups:
@@ -252,6 +267,13 @@ def ratios(steps: dict[str, dict[str, Any]], cores: int) -> dict[str, dict[str, 
             out[name] = {"ratio": ratio, "target": limit, "met": ratio <= limit}
             if PARALLEL.get(num) == den and (least := floor(steps[den], cores)) is not None:
                 out[name]["floor"] = least
+    for name, limit in BUDGETS.items():
+        if name in steps:
+            out[f"{name} seconds / budget"] = {
+                "ratio": round(steps[name]["seconds"] / limit, 3),
+                "target": 1.0,
+                "met": steps[name]["seconds"] <= limit,
+            }
     snippet = steps.get("docs_snippet")
     if snippet is not None:
         out["claims re-run after one snippet edit / claims depending on it"] = {
@@ -265,7 +287,10 @@ def ratios(steps: dict[str, dict[str, Any]], cores: int) -> dict[str, dict[str, 
 ROWS = [  # step, label
     ("env_uv", "environment from the lock with uv (no cache)"),
     ("env_pip", "environment from the lock with pip (no cache)"),
-    ("docs_fresh", "`nox -s docs -- --fresh` (every claim, then the build)"),
+    ("docs_first", "a newcomer's first `nox -s docs` (a fresh clone: every claim but the experiments, then the build)"),
+    ("experiments", "`nox -s experiments` (every experiment, fresh)"),
+    ("ci_run", "`.ci/run` on a clean clone (every claim and experiment fresh, held-out, build, browser)"),
+    ("docs_fresh", "`nox -s docs -- --fresh` (every claim and experiment, then the build)"),
     ("docs_warm", "`nox -s docs`, nothing changed"),
     ("docs_prose", "`nox -s docs` after a prose-only page edit"),
     ("docs_snippet", f"`nox -s docs` after editing `{SNIPPET}`"),
@@ -321,9 +346,25 @@ def write_table(record: dict[str, Any]) -> None:
     CONTRIBUTING.write_text(f"{before}{START}\n{table(record)}\n{END}{after}", encoding="utf-8")
 
 
+def record_ci(log: Path) -> None:
+    """Add `.ci/run`'s total from its log (a clean-clone run takes most of an hour: it is not re-run here)."""
+    text = log.read_text(encoding="utf-8", errors="replace")
+    found = CI_TOTAL.findall(text)
+    if not found:
+        raise SystemExit(f"speed: {log} has no `ci: all steps took N s` line: give the log of a finished .ci/run")
+    stamp = dt.datetime.fromtimestamp(log.stat().st_mtime, dt.UTC).isoformat(timespec="seconds")
+    began = started() | {"date": stamp}
+    entry = {"seconds": float(found[-1]), "busy_cores": None, "command": f".ci/run (log {log.name})"}
+    save("ci_run", entry, began)
+    say(f"ci_run: {found[-1]} s (from {log})")
+
+
 def main() -> None:
     args = sys.argv[1:]
-    if "--table" not in args:
+    ci_log = next((a.split("=", 1)[1] for a in args if a.startswith("--ci-log=")), None)
+    if ci_log:
+        record_ci(Path(ci_log))
+    elif "--table" not in args:
         only = next((a.split("=", 1)[1] for a in args if a.startswith("--only=")), ",".join(GROUPS))
         groups = [g for g in GROUPS if g in only.split(",")]
         measure(groups)

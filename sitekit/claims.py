@@ -210,6 +210,10 @@ class Claim:
     identity: str | None = None  # why it holds by construction (the code does what the algebra says): not evidence
     alternatives: list[dict[str, Any]] | None = None  # the runs each counterfactual came from (sitekit.runs)
     asserted_keys: list[str] | None = None  # recorded values the check asserted; the rest are readings
+    experiment: str | None = None  # what it trains or sweeps (minutes): its record is committed (sitekit.experiments)
+    tolerance: float | None = None  # the relative drift a fresh run may show against the committed record
+    ran: dict[str, Any] | None = None  # an experiment's run: when, on what machine, torch, wall time, commit
+    reproduced: dict[str, Any] | None = None  # the last fresh run that matched the committed record (when, where)
 
     @property
     def test_file(self) -> Path:

@@ -35,8 +35,8 @@ from typing import Any
 import pytest
 
 from sitekit import claims as store
+from sitekit import experiments, runs
 from sitekit import margins as margins_mod
-from sitekit import runs
 from sitekit.claim_numbers import unbound
 
 _RECORDS: dict[str, dict[str, Any]] = {}
@@ -84,6 +84,18 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         action="store_true",
         help="run every claim even with --reuse (also SITE_FRESH=1, CI=true and SITE_PUBLISH=1)",
     )
+    parser.addoption(
+        "--experiments",
+        action="store_true",
+        help="run only the experiments (claims marked experiment=...), fresh, and write their records to the "
+        "committed results/experiments-<device>.json (nox -s experiments)",
+    )
+    parser.addoption(
+        "--experiment-slot",
+        default=None,
+        help="I/K: run only the experiment files in rotation slot I of K (every K-th file, sorted by path) and "
+        "every claim that is not an experiment (CI's held-out condition rotates the experiments)",
+    )
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -94,6 +106,11 @@ def pytest_configure(config: pytest.Config) -> None:
         config.stash[_SEED_SET] = margins_mod.chosen_seed_set(config.getoption("--seeds"))
     except margins_mod.SeedSetError as e:
         raise pytest.UsageError(str(e)) from None
+    if config.getoption("--experiments") and config.stash[_SEED_SET] != "tuned":
+        raise pytest.UsageError(
+            "--experiments writes the committed experiment records, which are taken on the tuned seeds; "
+            "run held-out seeds without --experiments (nox -s heldout)"
+        )
     if os.environ.get("SITE_THREADS"):  # CI's second condition: a fixed thread count
         import torch
 
@@ -264,7 +281,7 @@ def _marker(item: pytest.Item) -> pytest.Mark | None:
 def _describe(item: pytest.Item) -> tuple[str, str, str]:
     mark = _marker(item)
     assert mark is not None
-    allowed = {"page", "cpu_only", "cuda_only", "device_independent", "exact", "identity"}
+    allowed = {"page", "cpu_only", "cuda_only", "device_independent", "exact", "identity", "experiment", "tolerance"}
     if len(mark.args) != 1 or not {"page"} <= set(mark.kwargs) <= allowed:
         raise store.ClaimError(
             f'{item.nodeid}: write @pytest.mark.claim("<the sentence it proves>", page="<docs path>")'
@@ -272,7 +289,14 @@ def _describe(item: pytest.Item) -> tuple[str, str, str]:
             ' cuda_only="<what it asserts about CUDA>",'
             ' device_independent="<why its outcome cannot depend on the device>",'
             ' exact="<the measured equality it asserts exactly>",'
-            ' identity="<why it holds by construction: the code does what the algebra says>")'
+            ' identity="<why it holds by construction: the code does what the algebra says>",'
+            ' experiment="<what it trains or sweeps, that takes minutes>", tolerance=<relative drift allowed'
+            " between a fresh run and the committed record>)"
+        )
+    if bool(mark.kwargs.get("experiment")) != ("tolerance" in mark.kwargs):
+        raise store.ClaimError(
+            f"{item.nodeid}: an experiment states the tolerance a fresh run may differ by from its committed record "
+            '(experiment="<what it runs>", tolerance=0.1 for 10 %); tolerance= goes only with experiment='
         )
     if mark.kwargs.get("exact") and mark.kwargs.get("identity"):
         raise store.ClaimError(
@@ -386,6 +410,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             items[:] = [item for item in items if not _cuda_only(item)]
             for item in off:
                 _record_not_run(item)
+    _select_experiments(config, items)
     _reuse_passing_records(config, items)
     workers = _worker_count(config)
     if workers > 1 and items:
@@ -438,19 +463,46 @@ def _recorded(config: pytest.Config) -> dict[str, store.Claim]:
 _LOADED: dict[str, dict[str, store.Claim]] = {}
 
 
-def _reuse_file(config: pytest.Config, path: Path, ids: list[str]) -> str | None:
-    """Decide for one claim file: None when its records stand (noted for the report), else why it runs."""
-    recorded = _recorded(config)
+def _reuse_file(config: pytest.Config, path: Path, ids: list[str], experiment: bool = False) -> str | None:
+    """Decide for one claim file: None when its records stand (noted for the report), else why it runs.
+
+    An experiment file is decided on its committed record alone (sitekit.experiments): a build shows what
+    was committed, and a stale one is noted in _STALE, so its claims fail with the command that refreshes it.
+    """
     device = str(config.getoption("--device"))
+    rel = path.resolve().relative_to(store.ROOT).as_posix()
+    if experiment:
+        if fresh_reason(config) is not None:
+            return store.FRESH
+        why = experiments.stale_reason(path, ids, device, seed_set=config.stash[_SEED_SET])
+        if why is None:
+            committed = experiments.load(device)
+            _REUSE.setdefault("files", {})[rel] = {
+                "ids": ids,
+                "ran": min(committed[cid].recorded_at for cid in ids),
+                "committed": True,
+            }
+            return None
+        _STALE[rel] = why
+        return why
+    recorded = _recorded(config)
     why = store.rerun_reason(
         path, ids, recorded, device, fresh=fresh_reason(config) is not None, seed_set=config.stash[_SEED_SET]
     )
     if why is None:
-        _REUSE.setdefault("files", {})[path.relative_to(store.ROOT).as_posix()] = {
+        _REUSE.setdefault("files", {})[rel] = {
             "ids": ids,
             "ran": min(recorded[cid].recorded_at for cid in ids),
         }
     return why
+
+
+_STALE: dict[str, str] = {}  # experiment files (relative path) whose committed record does not stand: why
+
+
+def _is_experiment(item: pytest.Item) -> bool:
+    mark = _marker(item)
+    return bool(mark is not None and mark.kwargs.get("experiment"))
 
 
 def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
@@ -458,20 +510,65 @@ def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool 
 
     Its claims are the ones recorded from it: any claim added, removed or edited changes the file,
     hence its fingerprint. Files named on the command line are collected and deselected instead.
+    An experiment file stands on its committed record (sitekit.experiments).
     """
     if not config.getoption("--reuse") or not collection_path.name.startswith("test_"):
+        return None
+    if config.getoption("--experiments"):
         return None
     if collection_path.suffix != ".py" or not collection_path.is_relative_to(store.ROOT / "tests"):
         return None
     rel = collection_path.relative_to(store.ROOT).as_posix()
-    ids = [cid for cid, c in _recorded(config).items() if c.test.split("::")[0] == rel]
+    committed = _committed(config)
+    exp_ids = [cid for cid, c in committed.items() if c.test.split("::")[0] == rel]
+    recorded = {cid: c for cid, c in _recorded(config).items() if c.test.split("::")[0] == rel}
+    if exp_ids or any(c.experiment for c in recorded.values()):
+        ids = exp_ids or list(recorded)
+        return True if _reuse_file(config, collection_path, ids, experiment=True) is None else None
+    ids = list(recorded)
     if ids and _reuse_file(config, collection_path, ids) is None:
         return True
     return None
 
 
+def _committed(config: pytest.Config) -> dict[str, store.Claim]:
+    """The committed experiment records for this run's device (read once)."""
+    if "committed" not in _LOADED:
+        try:
+            _LOADED["committed"] = experiments.load(str(config.getoption("--device")))
+        except ValueError as e:
+            raise pytest.UsageError(str(e)) from None
+    return _LOADED["committed"]
+
+
+def _select_experiments(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """--experiments keeps only the experiments; --experiment-slot I/K keeps one rotation slot of them."""
+    drop: list[pytest.Item] = []
+    if config.getoption("--experiments"):
+        drop = [item for item in items if not _is_experiment(item)]
+    elif config.getoption("--experiment-slot"):
+        text = str(config.getoption("--experiment-slot"))
+        try:
+            index, k = (int(x) for x in text.split("/"))
+            assert 0 <= index < k
+        except (ValueError, AssertionError):
+            raise pytest.UsageError(f"--experiment-slot {text!r}: write I/K with 0 <= I < K, e.g. 1/3") from None
+        files = sorted({Path(item.path).relative_to(store.ROOT).as_posix() for item in items if _is_experiment(item)})
+        keep = set(experiments.rotation(files, index, k))
+        drop = [
+            item
+            for item in items
+            if _is_experiment(item) and Path(item.path).relative_to(store.ROOT).as_posix() not in keep
+        ]
+        _REUSE["rotation"] = {"slot": f"{index}/{k}", "ran": sorted(keep), "skipped": sorted(set(files) - keep)}
+    if drop:
+        config.hook.pytest_deselected(items=drop)
+        gone = set(map(id, drop))
+        items[:] = [item for item in items if id(item) not in gone]
+
+
 def _reuse_passing_records(config: pytest.Config, items: list[pytest.Item]) -> None:
-    if not config.getoption("--reuse"):
+    if not config.getoption("--reuse") or config.getoption("--experiments"):
         return
     by_file: dict[Path, list[pytest.Item]] = {}
     for item in items:
@@ -481,7 +578,8 @@ def _reuse_passing_records(config: pytest.Config, items: list[pytest.Item]) -> N
     reasons: Counter[str] = Counter()
     for path, claim_items in by_file.items():
         ids = [_describe(item)[0] for item in claim_items]
-        why = _reuse_file(config, path, ids)
+        experiment = any(_is_experiment(item) for item in claim_items)
+        why = _reuse_file(config, path, ids, experiment=experiment)
         if why is None:
             reused += claim_items
         else:
@@ -494,9 +592,16 @@ def _reuse_passing_records(config: pytest.Config, items: list[pytest.Item]) -> N
         items[:] = [item for item in items if id(item) not in gone]
 
 
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    """A stale experiment's claims fail at once, with the command that refreshes the committed record."""
+    rel = Path(item.path).resolve().relative_to(store.ROOT).as_posix()
+    if rel in _STALE and _is_experiment(item):
+        pytest.fail(experiments.stale_message(Path(item.path), _STALE[rel]), pytrace=False)
+
+
 def reuse_summary(reuse: dict[str, Any]) -> list[str]:
     """The lines a run prints about what it reused and what it ran again, and why."""
-    files, reasons = reuse["files"], reuse["reasons"]
+    files, reasons = reuse.get("files", {}), reuse.get("reasons", {})
     n_reused = sum(len(f["ids"]) for f in files.values())
     why = ", ".join(f"{n} {reason}" for reason, n in sorted(reasons.items(), key=lambda kv: (-kv[1], kv[0])))
     if reuse.get("fresh") and store.FRESH in reasons:
@@ -506,9 +611,18 @@ def reuse_summary(reuse: dict[str, Any]) -> list[str]:
         f"{sum(reasons.values())} re-run" + (f": {why}" if why else "")
     ]
     for path, info in sorted(files.items()):
-        lines.append(f"  reused {path}: {len(info['ids'])} claims, last ran {info['ran']} (not run now)")
+        kind = "experiment, committed record" if info.get("committed") else "last ran"
+        lines.append(f"  reused {path}: {len(info['ids'])} claims, {kind} {info['ran']} (not run now)")
     if files:
         lines.append("  (nox -s tests -- --fresh, or SITE_FRESH=1, runs every claim again)")
+    rotation = reuse.get("rotation")
+    if rotation:
+        lines.append(
+            f"experiments in rotation slot {rotation['slot']}: {len(rotation['ran'])} run, "
+            f"{len(rotation['skipped'])} left to the other slots ({', '.join(rotation['skipped']) or 'none'})"
+        )
+    for path, why in sorted(reuse.get("stale", {}).items()):
+        lines.append(f"  STALE experiment {path} ({why}): run `{experiments.COMMAND} -- {path}` and commit the record")
     return lines
 
 
@@ -596,22 +710,66 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):  
             "precision written; claim.record(...) the threshold, setting or result it stands for (a bound "
             "like 'below 1e-20' too), or correct the sentence to what was measured"
         )
+    extra: dict[str, Any] = {}
+    if status == "passed" and handle is not None and _is_experiment(item):
+        problem, extra = _experiment_problem(item, handle, cid)
+        if problem:
+            report.outcome = status = "failed"
+            report.longrepr = problem
     import torch
 
-    _RECORDS[cid] = _record(item, status, str(item.config.getoption("--device")), torch.__version__) | {
-        "values": handle.values if handle else {},
-        "duration_s": round(time.perf_counter() - item.stash.get(_START, time.perf_counter()), 3),
-        "counterfactuals": handle.counterfactuals if handle else [],
-        "margins": [m.as_record() for m in handle.margins] if handle else [],
-        "missed": handle.missed if handle else [],
-        "alternatives": handle.alternatives if handle else [],
-        "asserted_keys": asserted_keys(statement, handle) if handle else [],
-        "error": None if status == "passed" else str(report.longrepr)[-2000:],
-    }
+    _RECORDS[cid] = (
+        _record(item, status, str(item.config.getoption("--device")), torch.__version__)
+        | extra
+        | {
+            "values": handle.values if handle else {},
+            "duration_s": round(time.perf_counter() - item.stash.get(_START, time.perf_counter()), 3),
+            "counterfactuals": handle.counterfactuals if handle else [],
+            "margins": [m.as_record() for m in handle.margins] if handle else [],
+            "missed": handle.missed if handle else [],
+            "alternatives": handle.alternatives if handle else [],
+            "asserted_keys": asserted_keys(statement, handle) if handle else [],
+            "error": None if status == "passed" else str(report.longrepr)[-2000:],
+        }
+    )
     return report
 
 
 _START = pytest.StashKey[float]()
+_REPRODUCED: dict[str, dict[str, Any]] = {}  # experiments this fresh run reproduced: where and when
+
+
+def _experiment_problem(item: pytest.Item, handle: Claim, cid: str) -> tuple[str | None, dict[str, Any]]:
+    """A fresh run of an experiment on the tuned seeds must reproduce its committed record (sitekit.experiments).
+
+    Returns the problem (or None) and the fields the record adds: `ran` (the committed run it stands beside)
+    and `reproduced` (this run) when it matched. `nox -s experiments` writes the record instead; a trial run
+    (not fresh) or another seed set has nothing to compare with.
+    """
+    config = item.config
+    if config.getoption("--experiments"):
+        return None, {}
+    if fresh_reason(config) is None or config.stash[_SEED_SET] != "tuned":
+        return None, {}
+    device = str(config.getoption("--device"))
+    test_file = Path(item.path)
+    committed = _committed(config).get(cid)
+    if committed is None:
+        return experiments.missing_message(item.nodeid, test_file, "none is committed"), {}
+    if committed.status != "passed":
+        return experiments.missing_message(item.nodeid, test_file, f"the committed one {committed.status}"), {}
+    if committed.hash != store.code_hash(test_file, device):
+        why = store.rerun_reason(test_file, [cid], {cid: committed}, device) or store.CODE
+        return experiments.missing_message(item.nodeid, test_file, f"the committed one is stale: {why}"), {}
+    tolerance = float(_marker(item).kwargs["tolerance"])  # type: ignore[union-attr]
+    problems = experiments.drift([m.as_record() for m in handle.margins], committed, tolerance)
+    if problems:
+        return experiments.drift_message(item.nodeid, problems, tolerance), {"ran": committed.ran}
+    import torch
+
+    reproduced = experiments.where(_cpu_model(), torch.get_num_threads())
+    _REPRODUCED[cid] = reproduced
+    return None, {"ran": committed.ran, "reproduced": reproduced}
 
 
 def asserted_keys(statement: str, handle: Claim) -> list[str]:
@@ -655,6 +813,8 @@ def _record(item: pytest.Item, status: str, device: str, torch_version: str) -> 
         "device_independent": mark.kwargs.get("device_independent"),
         "exact": mark.kwargs.get("exact"),
         "identity": mark.kwargs.get("identity"),
+        "experiment": mark.kwargs.get("experiment"),
+        "tolerance": mark.kwargs.get("tolerance"),
         "margins": [],
         "missed": [],
         "seed_set": item.config.stash[_SEED_SET],
@@ -732,6 +892,11 @@ def provenance(device: str, seed_set: str | None = None) -> dict[str, Any]:
     return info
 
 
+def _provenance_kept(device: str) -> dict[str, Any]:
+    """The results file's provenance as it is (reused records change no run's provenance), else this machine's."""
+    return store.load(device)[1] or provenance(device)
+
+
 def _cpu_model() -> str | None:
     """The CPU's model name (platform.processor() is empty on Linux)."""
     try:
@@ -802,10 +967,34 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None):  #
         _IN_CLAIM[0] = False
 
 
+def _save_experiments(device: str) -> None:
+    """`nox -s experiments`: this run's experiment records go to the committed file, with where they ran."""
+    import torch
+
+    wall: Counter[str] = Counter()
+    for r in _RECORDS.values():
+        wall[r["test"].split("::")[0]] += float(r["duration_s"])
+    here = experiments.where(_cpu_model(), torch.get_num_threads())
+    out = {}
+    for cid, r in _RECORDS.items():
+        if r.get("experiment"):
+            test = r["test"].split("::")[0]
+            ran = here | {"torch": torch.__version__, "wall_s": round(wall[test], 1), "file": test}
+            out[cid] = r | {"ran": ran, "reproduced": None, "reused": False}
+    if out:
+        experiments.save(device, out)
+
+
 def pytest_sessionfinish(session: pytest.Session) -> None:
     config = session.config
     device = str(config.getoption("--device"))
     record = bool(_RECORDS) and not config.getoption("--no-record")
+    if record and config.getoption("--experiments"):
+        _save_experiments(device)
+        for r in _RECORDS.values():
+            r["ran"] = experiments.load_raw(device).get(r["id"], {}).get("ran")
+    if record and _REPRODUCED:
+        experiments.mark_reproduced(device, dict(_REPRODUCED))
     path = store.merge(device, dict(_RECORDS), provenance(device, config.stash[_SEED_SET])) if record else None
     if hasattr(config, "workerinput"):  # an xdist worker: hand the controller what it saw
         config.workeroutput["sitekit"] = {
@@ -813,12 +1002,12 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
             "compute": dict(_COMPUTE),
             "recorded": {cid: r["status"] for cid, r in _RECORDS.items()} if record else {},
             "margins": _thinnest_by_claim(),
-            "reuse": dict(_REUSE),
+            "reuse": dict(_REUSE) | ({"stale": dict(_STALE)} if _STALE else {}),
         }
         return
     calls, compute = Counter(_CALLS), Counter(_COMPUTE)
     recorded = {cid: r["status"] for cid, r in _RECORDS.items()} if record else {}
-    reuse = dict(_REUSE)
+    reuse = dict(_REUSE) | ({"stale": dict(_STALE)} if _STALE else {})
     thinnest = _thinnest_by_claim()
     for out in _FROM_WORKERS:
         calls.update({(module, args): n for module, args, n in out["calls"]})
@@ -883,8 +1072,14 @@ def _report(
     if reuse:
         for line in reuse_summary(reuse):
             say(line)
-        ids = [cid for info in reuse["files"].values() for cid in info["ids"]]
+        files = reuse.get("files", {})
+        ids = [cid for info in files.values() for cid in info["ids"]]
         if ids and not config.getoption("--no-record"):
+            committed = [cid for info in files.values() if info.get("committed") for cid in info["ids"]]
+            if committed:  # a newcomer's build shows the committed experiment records
+                raw = experiments.load_raw(reuse["device"])
+                kept = _provenance_kept(reuse["device"])
+                store.merge(reuse["device"], {cid: raw[cid] for cid in committed}, kept)
             store.mark_reused(reuse["device"], ids)
         if ids and session.exitstatus == pytest.ExitCode.NO_TESTS_COLLECTED:
             session.exitstatus = pytest.ExitCode.OK  # everything selected was reused: nothing to run

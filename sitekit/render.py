@@ -408,6 +408,7 @@ def receipt_data(ctx: Context, c: Claim) -> dict[str, Any]:
         "device_independent": device_independent(c),
         "margin": margin_text(c),
         "kind": KIND_LABEL[claim_kind(c)],
+        "experiment": experiment_text(c),
         "asserted": list(getattr(c, "asserted_keys", None) or []),
         "seeds": c.values.get("seeds") if _number(c.values.get("seeds")) else None,
         "tolerance": _tolerance(c.values),
@@ -422,6 +423,32 @@ def receipt_data(ctx: Context, c: Claim) -> dict[str, Any]:
     }
     ctx.receipts[c.id] = data
     return data
+
+
+def _where_when(info: dict[str, Any] | None) -> str:
+    if not info:
+        return ""
+    wall = f", {info['wall_s']:.0f} s" if _number(info.get("wall_s")) else ""
+    cpu = re.sub(r"\s*\((?:R|TM)\)", "", str(info.get("cpu", "?")))
+    return f"{str(info.get('date', '?'))[:10]} on {cpu} ({info.get('cores', '?')} cores{wall})"
+
+
+def experiment_text(c: Claim) -> str | None:
+    """An experiment's receipt line: what it runs, its committed run, and whether a fresh run reproduced it."""
+    what = getattr(c, "experiment", None)
+    if not what:
+        return None
+    ran, again = getattr(c, "ran", None), getattr(c, "reproduced", None)
+    tol = getattr(c, "tolerance", None)
+    within = f"within {fmt(100 * tol, '.2g')} %" if _number(tol) else "within its tolerance"
+    text = f"{what}; committed run {_where_when(ran)}" if ran else f"{what}; no committed run"
+    if again and not getattr(c, "reused", None):
+        text += f"; this build ran it again and reproduced the committed record {within} ({_where_when(again)})"
+    elif again:
+        text += f"; last reproduced by a fresh run {within} on {_where_when(again)}"
+    else:
+        text += f"; a fresh run must reproduce it {within} (CI runs it)"
+    return text
 
 
 def receipt(
@@ -921,14 +948,26 @@ def this_build(ctx: Context) -> str:
     """
     verified = [c for c in ctx.cpu.values() if not getattr(c, "cuda_only", None)]
     reused = [c for c in verified if getattr(c, "reused", None)]
+    experiments = [c for c in verified if getattr(c, "experiment", None)]
     when = max((c.recorded_at[:10] for c in verified), default="?")
     if not reused:
-        return f"This copy of the site was built after all {len(verified)} claims ran on a CPU, the latest on {when}."
+        again = sum(1 for c in experiments if getattr(c, "reproduced", None))
+        tail = (
+            f", {len(experiments)} of them experiments that this run reproduced from their committed records"
+            if experiments and again == len(experiments)
+            else ""
+        )
+        return (
+            f"This copy of the site was built after all {len(verified)} claims ran on a CPU, the latest on "
+            f"{when}{tail}."
+        )
     oldest = min(c.recorded_at[:10] for c in reused)
+    committed = sum(1 for c in reused if getattr(c, "experiment", None))
+    of_which = f" ({committed} of them experiments, from their committed records)" if committed else ""
     return (
         f"This copy of the site is a contributor's build: it ran {len(verified) - len(reused)} of its "
-        f"{len(verified)} claims and reused the passing records of the other {len(reused)}, whose code had not "
-        f"changed since they ran (the oldest on {oldest}); a published build runs them all."
+        f"{len(verified)} claims and reused the passing records of the other {len(reused)}{of_which}, whose code "
+        f"had not changed since they ran (the oldest on {oldest}); a published build runs them all."
     )
 
 
@@ -970,6 +1009,13 @@ def ledger(ctx: Context) -> str:
         f"otherwise, checked exactly); checked identities {kinds['identity']}, which hold by construction (the "
         "code computes what the algebra says) and are not evidence for anything"
     )
+    n_exp = sum(1 for c in verified if getattr(c, "experiment", None))
+    if n_exp:
+        head += (
+            f". {n_exp} of the claims are experiments (each trains or sweeps for minutes): their records are "
+            "committed with where they ran, a build that is not fresh reuses them, and a fresh run must "
+            "reproduce them within the tolerance each states"
+        )
     if cuda_only:
         head += f"; {len(cuda_only)} more claim{'s' if len(cuda_only) != 1 else ''} about CUDA, not run yet"
     if with_cuda:

@@ -98,6 +98,7 @@
     if (extra.length) row(dl, "Over", extra.join(", "));
     if (d.kind) row(dl, "Kind", d.kind).className = "rcpt-kind";
     if (d.margin) row(dl, "Margin", d.margin).className = "rcpt-margin";
+    if (d.experiment) row(dl, "Experiment", d.experiment).className = "rcpt-exp";
     d.runs.forEach(function (r) {
       var text = r.device + ", torch " + r.torch + ", " + r.date;
       if (r.reused) text += typeof r.reused === "string" ? " (reused from the run of " + r.reused.slice(0, 10) + ")" : " (reused from an earlier run)";

@@ -1,0 +1,187 @@
+"""The experiment tier: claims whose measurement takes minutes keep a committed record.
+
+A claim marked `experiment="<what it runs>", tolerance=<relative drift>` is an experiment. Its test file is
+the unit, as for reuse (its claims share one fingerprint and their module fixtures). The rules:
+
+- `nox -s experiments` runs every experiment fresh on the tuned seeds and writes its records, with where and
+  when it ran (`ran`: date, CPU model, cores, torch, commit, the file's wall time), to
+  `results/experiments-<device>.json`, which is committed.
+- A build that is not fresh (`nox -s tests`, `nox -s docs` on a newcomer's clone) reuses a committed record
+  whose fingerprint (code, conftest files, lock, torch, device, data) matches; it never runs the experiment.
+  An experiment whose code changed since its committed record is *stale*: its claims fail without running,
+  with the command that refreshes it, so the build stops.
+- A fresh run (CI, `--fresh`) runs every experiment and compares it with its committed record: the record
+  must exist for this code, and the median of every asserted margin must lie within the claim's tolerance
+  of the committed median (|fresh - committed| <= tolerance x |committed|). Otherwise the claim fails, so a
+  committed record cannot drift from what the code produces. A run that reproduces it says so
+  (`reproduced`: when, on what machine), and the committed file keeps the last reproduction.
+
+Nothing here imports pytest: the plugin calls it, and so can anything else.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import os
+import subprocess
+from pathlib import Path
+from typing import Any
+
+from sitekit.claims import ROOT, SCHEMA, Claim, locked, rerun_reason
+
+COMMAND = "nox -s experiments"
+
+
+def path(device: str) -> Path:
+    """results/experiments-cpu.json (always the repository's results/: it is committed, never redirected)."""
+    return ROOT / "results" / f"experiments-{device}.json"
+
+
+def load_raw(device: str) -> dict[str, dict[str, Any]]:
+    """The committed experiment records for `device`, as stored (claim id -> record)."""
+    p = path(device)
+    if not p.is_file():
+        return {}
+    try:
+        data = json.loads(p.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as e:
+        raise ValueError(
+            f"{p.relative_to(ROOT)} is not valid JSON ({e}); restore it with `git checkout {p.relative_to(ROOT)}` "
+            f"or rebuild it with `{COMMAND}`"
+        ) from None
+    return dict(data.get("claims", {}))
+
+
+def load(device: str) -> dict[str, Claim]:
+    """The committed experiment records as Claim objects."""
+    return {cid: Claim(**entry) for cid, entry in load_raw(device).items()}
+
+
+def save(device: str, records: dict[str, dict[str, Any]]) -> Path:
+    """Merge experiment records into the committed file (under a lock: xdist workers each write theirs)."""
+    p = path(device)
+    with locked(p):
+        claims = load_raw(device)
+        claims.update(records)
+        data = {"schema": SCHEMA, "claims": dict(sorted(claims.items()))}
+        tmp = p.with_suffix(".tmp")
+        tmp.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
+        tmp.replace(p)
+    return p
+
+
+def mark_reproduced(device: str, reproduced: dict[str, dict[str, Any]]) -> None:
+    """Note in the committed file that a fresh run reproduced these records (values unchanged)."""
+    p = path(device)
+    if not reproduced or not p.is_file():
+        return
+    with locked(p):
+        data = json.loads(p.read_text(encoding="utf-8"))
+        for cid, info in reproduced.items():
+            if cid in data.get("claims", {}):
+                data["claims"][cid]["reproduced"] = info
+        tmp = p.with_suffix(".tmp")
+        tmp.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
+        tmp.replace(p)
+
+
+def commit() -> str:
+    """HEAD's short hash, with `+dirty` when tracked files differ from it; `unknown` outside a git checkout."""
+    try:
+        head = subprocess.run(
+            ["git", "rev-parse", "--short=12", "HEAD"], cwd=ROOT, capture_output=True, text=True, check=True
+        ).stdout.strip()
+        dirty = subprocess.run(
+            ["git", "status", "--porcelain", "--untracked-files=no"],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+    return head + ("+dirty" if dirty else "")
+
+
+def where(cpu: str | None, threads: int) -> dict[str, Any]:
+    """When and where a run happens: the part of `ran` and `reproduced` that is not a timing."""
+    return {
+        "date": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+        "cpu": cpu or "unknown CPU",
+        "cores": os.cpu_count() or 1,
+        "threads": threads,
+        "commit": commit(),
+    }
+
+
+def stale_reason(test_file: Path, ids: list[str], device: str, seed_set: str = "tuned") -> str | None:
+    """None when every claim of an experiment file has a committed passing record for the code as it is now;
+    otherwise why not (the reuse rules of sitekit.claims, applied to the committed records)."""
+    return rerun_reason(test_file, ids, load(device), device, fresh=False, seed_set=seed_set)
+
+
+def stale_message(test_file: Path, why: str) -> str:
+    rel = test_file.resolve().relative_to(ROOT).as_posix()
+    return (
+        f"{rel} is an experiment and its committed record does not stand ({why}): a build does not run "
+        f"experiments; run `{COMMAND} -- {rel}` (minutes) and commit results/experiments-cpu.json with the change"
+    )
+
+
+def ran_text(record: Claim) -> str:
+    """`2026-12-01 on AMD EPYC (2 cores), 312 s` for a committed record, from its `ran`."""
+    ran = record.ran or {}
+    if not ran:
+        return "at an unknown time"
+    wall = f", {ran['wall_s']:.0f} s" if isinstance(ran.get("wall_s"), (int, float)) else ""
+    return f"{str(ran.get('date', '?'))[:10]} on {ran.get('cpu', '?')} ({ran.get('cores', '?')} cores){wall}"
+
+
+def drift(fresh_margins: list[dict[str, Any]], committed: Claim, tolerance: float) -> list[str]:
+    """Each asserted margin whose fresh median lies outside `tolerance` (relative) of the committed median.
+
+    Margins are matched by what they measure (`what`); a margin the committed record lacks, or one it has
+    that the fresh run lacks, is a difference too (the check changed without a new record)."""
+    before = {m["what"]: m for m in committed.margins or []}
+    now = {m["what"]: m for m in fresh_margins}
+    problems = []
+    for what in sorted(set(before) | set(now)):
+        if what not in before or what not in now:
+            side = "the committed record" if what not in before else "the fresh run"
+            problems.append(f"{what!r}: {side} has no such margin")
+            continue
+        old, new = float(before[what]["median"]), float(now[what]["median"])
+        allowed = tolerance * abs(old)
+        if abs(new - old) > allowed:
+            problems.append(
+                f"{what!r}: fresh median {new:.4g}, committed {old:.4g} (ran {ran_text(committed)}); "
+                f"|difference| {abs(new - old):.3g} > {tolerance:g} x {abs(old):.4g}"
+            )
+    return problems
+
+
+def drift_message(nodeid: str, problems: list[str], tolerance: float) -> str:
+    return (
+        f"{nodeid}: the fresh run does not reproduce the committed experiment record within its tolerance "
+        f"({tolerance:.0%}): " + "; ".join(problems) + f". Find why (the code, the seeds, the processor), then run "
+        f"`{COMMAND}` and commit the record, or state a tolerance the evidence supports"
+    )
+
+
+def missing_message(nodeid: str, test_file: Path, why: str) -> str:
+    rel = test_file.resolve().relative_to(ROOT).as_posix()
+    return (
+        f"{nodeid}: an experiment needs a committed record of the code that ran ({why}); run `{COMMAND} -- {rel}` "
+        "and commit results/experiments-cpu.json, so that a newcomer's build shows what this code produces"
+    )
+
+
+def slot(count: int, k: int) -> int:
+    """Which of `k` rotation slots a run with `count` commits behind it takes (CI's held-out rotation)."""
+    return count % k
+
+
+def rotation(files: list[str], index: int, k: int) -> list[str]:
+    """The experiment files in slot `index` of `k`: every k-th file of the sorted list, starting at `index`."""
+    return [f for i, f in enumerate(sorted(files)) if i % k == index]

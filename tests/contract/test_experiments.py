@@ -1,0 +1,153 @@
+"""The experiment tier (sitekit.experiments): a claim that takes minutes keeps a committed record.
+
+A build that is not fresh reuses a committed record whose fingerprint matches and never runs the experiment;
+a stale one stops the build with the command to run; a fresh run (CI) must reproduce the committed record
+within the claim's tolerance, and fails when the record is missing, stale or not reproduced.
+Each test lays out a miniature project (tests/contract/miniature.py) and runs pytest on it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from sitekit import experiments
+from tests.contract import miniature
+
+EXPERIMENT = """
+import pytest
+
+from sitekit import margins
+from snippets.topic import demo
+
+
+def lower_loss(ratios):
+    margins.above("plain loss / residual loss", ratios, 2.0)
+
+
+@pytest.mark.claim("The residual net ends with the lower loss on every seed.", page="page.md",
+                   experiment="trains two nets per seed", tolerance=0.1)
+def test_residual_ends_lower(claim, device):
+    r = demo.measure()
+    claim.check(lower_loss, r["ratios"])
+    claim.rejects(lower_loss, r["flat"], because="two plain nets")
+    claim.record(ratios=r["ratios"])
+"""
+MEASURED = '{"ratios": [4.0, 4.2, 3.9], "flat": [1.0, 1.1, 0.9]}'
+
+
+def again(root: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
+    """Run the miniature project's claims again (as nox's sessions would), with `args` and extra environment."""
+    base = {k: v for k, v in os.environ.items() if k not in ("SITE_FRESH", "SITE_PUBLISH", "CI", "SITE_SEEDS")}
+    command = [sys.executable, "-m", "pytest", "-p", "sitekit.pytest_plugin", "-q", "-p", "no:cacheprovider"]
+    return subprocess.run(
+        [*command, *args, miniature.TEST],
+        cwd=root,
+        env={**base, "PYTHONPATH": str(root), "SITE_RESULTS_DIR": str(root / "results"), **env},
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+
+
+@pytest.fixture
+def committed(tmp_path: Path) -> Path:
+    """A miniature project whose experiment has been run by `nox -s experiments` (--experiments)."""
+    out = miniature.run(tmp_path, EXPERIMENT, MEASURED, "--experiments")
+    assert out.returncode == 0, out.stdout + out.stderr
+    return tmp_path
+
+
+def stored(root: Path, name: str) -> dict:
+    return json.loads((root / "results" / name).read_text(encoding="utf-8"))["claims"]["residual_ends_lower"]
+
+
+def test_nox_s_experiments_writes_the_committed_record_with_where_it_ran(committed):
+    record = stored(committed, "experiments-cpu.json")
+    assert record["status"] == "passed" and record["experiment"] == "trains two nets per seed"
+    assert record["tolerance"] == 0.1 and record["reproduced"] is None
+    ran = record["ran"]
+    assert {"date", "cpu", "cores", "threads", "commit", "torch", "wall_s", "file"} <= set(ran)
+    assert ran["file"] == miniature.TEST
+
+
+def test_a_build_reuses_a_committed_record_whose_fingerprint_matches_without_running_it(committed):
+    (committed / "results" / "cpu.json").unlink()  # a newcomer's clone: only the committed record
+    out = again(committed, "--reuse")
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert "experiment, committed record" in out.stdout and "1 reused" in out.stdout
+    shown = stored(committed, "cpu.json")
+    assert shown["reused"] is True and shown["values"]["ratios"] == [4.0, 4.2, 3.9]
+    assert shown["ran"] == stored(committed, "experiments-cpu.json")["ran"]
+
+
+def test_a_stale_experiment_record_is_refused_with_the_command_to_run(committed):
+    demo = committed / "snippets" / "topic" / "demo.py"
+    demo.write_text(demo.read_text(encoding="utf-8").replace("4.2", "4.3"), encoding="utf-8")  # the code changed
+    out = again(committed, "--reuse")
+    assert out.returncode == 1, out.stdout + out.stderr
+    assert "is an experiment and its committed record does not stand (code changed)" in out.stdout
+    assert f"run `nox -s experiments -- {miniature.TEST}`" in out.stdout
+    assert stored(committed, "cpu.json")["status"] == "failed"  # so the page build refuses it
+
+
+def test_a_fresh_run_that_reproduces_the_committed_record_says_so(committed):
+    out = again(committed, "--reuse", CI="true")
+    assert out.returncode == 0, out.stdout + out.stderr
+    fresh = stored(committed, "cpu.json")
+    assert fresh["reused"] is False and fresh["reproduced"]["cpu"]
+    assert stored(committed, "experiments-cpu.json")["reproduced"] == fresh["reproduced"]
+
+
+def test_a_committed_record_the_fresh_run_does_not_reproduce_fails_ci(committed):
+    path = committed / "results" / "experiments-cpu.json"
+    data = json.loads(path.read_text(encoding="utf-8"))
+    data["claims"]["residual_ends_lower"]["margins"][0]["median"] = 3.0  # the record drifted from the code
+    path.write_text(json.dumps(data), encoding="utf-8")
+    out = again(committed, "--reuse", CI="true")
+    assert out.returncode == 1, out.stdout + out.stderr
+    assert "the fresh run does not reproduce the committed experiment record within its tolerance (10%)" in out.stdout
+    assert "'plain loss / residual loss': fresh median 4, committed 3" in out.stdout
+
+
+def test_a_fresh_run_without_a_committed_record_fails(committed):
+    (committed / "results" / "experiments-cpu.json").unlink()
+    out = again(committed, SITE_FRESH="1")
+    assert out.returncode == 1, out.stdout + out.stderr
+    assert "an experiment needs a committed record of the code that ran (none is committed)" in out.stdout
+
+
+def test_held_out_seeds_have_nothing_committed_to_compare_with_and_experiments_refuse_them(committed):
+    (committed / "results" / "experiments-cpu.json").unlink()
+    assert again(committed, SITE_FRESH="1", SITE_SEEDS="held-out").returncode == 0
+    out = again(committed, "--experiments", "--seeds", "held-out")
+    assert out.returncode != 0 and "taken on the tuned seeds" in out.stdout + out.stderr
+
+
+def test_an_experiment_states_its_tolerance(tmp_path):
+    out = miniature.run(tmp_path, EXPERIMENT.replace(", tolerance=0.1", ""), MEASURED, "--no-record")
+    assert out.returncode != 0
+    assert "an experiment states the tolerance a fresh run may differ by" in out.stdout + out.stderr
+
+
+def test_the_held_out_rotation_takes_every_kth_experiment_file():
+    files = [f"tests/t/test_{c}.py" for c in "edcba"]
+    slots = [experiments.rotation(files, i, 3) for i in range(3)]
+    assert slots == [
+        ["tests/t/test_a.py", "tests/t/test_d.py"],
+        ["tests/t/test_b.py", "tests/t/test_e.py"],
+        ["tests/t/test_c.py"],
+    ]
+    assert sorted(f for s in slots for f in s) == sorted(files)  # every file in exactly one slot
+    assert [experiments.slot(n, 3) for n in (0, 1, 2, 3)] == [0, 1, 2, 0]
+
+
+def test_a_rotation_slot_leaves_the_other_experiments_out_and_says_so(committed):
+    out = again(committed, "--experiment-slot", "1/2", "--no-record")
+    assert out.returncode == 5, out.stdout + out.stderr  # its only experiment is in slot 0
+    assert "experiments in rotation slot 1/2: 0 run, 1 left to the other slots" in out.stdout
