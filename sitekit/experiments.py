@@ -124,7 +124,7 @@ def stale_reason(test_file: Path, ids: list[str], device: str, seed_set: str = "
 def stale_message(test_file: Path, why: str) -> str:
     rel = test_file.resolve().relative_to(ROOT).as_posix()
     return (
-        f"{rel} is an experiment and its committed record does not stand ({why}): a build does not run "
+        f"{rel} is an experiment and its committed record does not stand (stale: {why}): a build does not run "
         f"experiments; run `{COMMAND} -- {rel}` (minutes) and commit results/experiments-cpu.json with the change"
     )
 
