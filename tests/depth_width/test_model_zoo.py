@@ -14,6 +14,8 @@ from sitekit.margins import above, below, between
 from snippets.depth_width import model_zoo as snippet
 
 PAGE = "module/depth-vs-width.md"
+EXPERIMENT = "builds 5 ImageNet models on the meta device and counts their multiply-adds with torch's counter"
+TOLERANCE = 0.01  # exact: integer counts from shapes and published numbers, the same on every processor
 INDEPENDENT = "parameter counts of models built on the meta device, and published accuracies"
 BASE = "resnet50"
 PER = 10**7  # accuracy gained per this many added parameters (per 10M), in the table and the per-parameter claim
@@ -54,6 +56,8 @@ def table(r: snippet.Result) -> dict:
     "Wide ResNet-50-2 has 2.70× ResNet-50's parameters (68.9M), not 4× (102.2M), for +2.34 points of top-1: "
     "doubling the bottleneck width quadruples only the 3×3 convolutions.",
     page=PAGE,
+    experiment=EXPERIMENT,
+    tolerance=TOLERANCE,
     device_independent=INDEPENDENT,
     exact="a ratio of two parameter counts of models built on the meta device (integers, no randomness), and "
     "their per-kernel counts",
@@ -100,6 +104,8 @@ def test_wide_resnet50_2_has_2_7x_resnet50_parameters_not_4x(claim, zoo):
     "ResNet-101 has 1.74× ResNet-50's parameters (44.5M) and ResNet-152 2.36× (60.2M), for +1.24 and "
     "+2.18 points of top-1.",
     page=PAGE,
+    experiment=EXPERIMENT,
+    tolerance=TOLERANCE,
     device_independent=INDEPENDENT,
     exact="ratios of parameter counts built on the meta device and differences of published accuracies",
 )
@@ -144,6 +150,8 @@ DEEP, WIDE = ("resnet101", "resnet152"), "wide_resnet50_2"
     "points per 10M extra parameters against +0.54 for Wide ResNet-50-2, which is nonetheless the most "
     "accurate of the models compared.",
     page=PAGE,
+    experiment=EXPERIMENT,
+    tolerance=TOLERANCE,
     device_independent=INDEPENDENT,
     exact="published accuracy differences divided by parameter counts built on the meta device (no randomness)",
 )
@@ -173,6 +181,8 @@ def test_depth_buys_more_accuracy_per_parameter_than_width(claim, zoo):
     "DenseNet-121 has 3.2× fewer parameters than ResNet-50 (7.98M against 25.6M) and is 1.70 points below it "
     "in top-1 (74.43% against 76.13%): under a third of the size, but not the same accuracy.",
     page=PAGE,
+    experiment=EXPERIMENT,
+    tolerance=TOLERANCE,
     device_independent=INDEPENDENT,
     exact="a ratio of parameter counts built on the meta device and a difference of published accuracies",
 )
@@ -220,6 +230,8 @@ def decimals(x: float) -> int:
     "11.514 and 11.398 billion multiply-adds per 224×224 image: torchvision's published _ops, to the 3 decimals "
     "it gives.",
     page=PAGE,
+    experiment=EXPERIMENT,
+    tolerance=TOLERANCE,
     device_independent="counted on the meta device: shapes only, no arithmetic runs",
     exact="torch's multiply-add counts (integers from shapes) agree with the published _ops to their 3 decimals",
 )
@@ -258,6 +270,8 @@ SAME_COST = 0.02
     "ResNet-152), and per added multiply-add widening buys as much top-1 as deepening: its gain per billion "
     "added multiply-adds lies between ResNet-101's and ResNet-152's, where per added parameter it lies below both.",
     page=PAGE,
+    experiment=EXPERIMENT,
+    tolerance=TOLERANCE,
     device_independent=INDEPENDENT,
     exact="multiply-add counts from shapes on the meta device and published accuracies (no randomness)",
 )

@@ -29,6 +29,13 @@ from tests.exercise.test_solution import STARTER  # the notebook's claims and th
 ROOT = Path(__file__).resolve().parents[2]
 DOWNLOAD = ROOT / PUBLISHED["module/check_exercise.py"]  # what the page's download link serves
 PAGE = "module/exercise.md"
+EXPERIMENT = "runs the self-check on 8 learner files through both entry points (16 processes, nox among them)"
+# The full comparison trains the notebook's four models on one seed: the deep plain model's final loss moves with
+# the kernel path (the notebook's medians of the same ratios moved by up to 0.56 between native kernels and
+# ATEN_CPU_CAPABILITY=default, test_solution.py), and one seed moves more than a median, hence the wide tolerance.
+TOLERANCE = 1.5
+EXACT_TOLERANCE = 0.05  # the exact claims: exit codes and output text, nothing that can drift
+pytestmark = pytest.mark.timeout(1800)  # 16 processes, each importing PyTorch: minutes on a busy machine
 LEARNER_CPU = "it runs the learner's own file, which trains on the CPU"
 # The self-check and the learner's file run in their own processes on the CPU, whatever --device says.
 ON_THE_LEARNERS_CPU = "the self-check runs the learner's file in its own process, on the CPU, not on --device"
@@ -94,6 +101,8 @@ def comparison(output: str) -> tuple[dict[str, float], dict[str, float], dict[st
 @pytest.mark.claim(
     "The self-check passes the worked solution: every criterion, including the full comparison of all four models.",
     page=PAGE,
+    experiment=EXPERIMENT,
+    tolerance=TOLERANCE,
     cpu_only=LEARNER_CPU,
     device_independent=ON_THE_LEARNERS_CPU,
 )
@@ -126,6 +135,8 @@ def test_self_check_passes_the_worked_solution(claim, both):
     "the stream, no zero_grad, no warm-up, the held-out MSE taken in training mode) with a hint of its own "
     "that names the mistake.",
     page=PAGE,
+    experiment=EXPERIMENT,
+    tolerance=EXACT_TOLERANCE,
     cpu_only=LEARNER_CPU,
     device_independent=ON_THE_LEARNERS_CPU,
     exact="exit code 1 and the mistake's own hint (and no other mistake's) in the self-check's output, "
@@ -183,6 +194,8 @@ def own_lines(stderr: str) -> list[str]:
     "exits with the same code as `nox -s check -- FILE` run in the site's repository, on the worked solution, the "
     "starter and every wrong solution the page lists; only the file is named differently, nox giving its full path.",
     page=PAGE,
+    experiment=EXPERIMENT,
+    tolerance=EXACT_TOLERANCE,
     cpu_only=LEARNER_CPU,
     device_independent=ON_THE_LEARNERS_CPU,
     exact="the two processes' reports (the file named by its name), their other output and their exit codes are "
@@ -214,6 +227,8 @@ def test_downloaded_self_check_agrees_with_nox_check(claim, both):
     "The self-check stops the unmodified starter at its two TODOs, the residual block and the training loop, "
     "with guidance for each, before any full run.",
     page=PAGE,
+    experiment=EXPERIMENT,
+    tolerance=EXACT_TOLERANCE,
     cpu_only=LEARNER_CPU,
     device_independent=ON_THE_LEARNERS_CPU,
     exact="exit code 1 and both TODOs' guidance in the output, before the full comparison",
@@ -247,6 +262,8 @@ BROKEN = {
     "For a file it cannot use (a syntax error, a missing DeepMLP, an error at import, no such file) the "
     "self-check prints a short message naming the file and line, not a traceback, and exits with code 2.",
     page=PAGE,
+    experiment=EXPERIMENT,
+    tolerance=EXACT_TOLERANCE,
     cpu_only=LEARNER_CPU,
     device_independent=ON_THE_LEARNERS_CPU,
     exact="exit code 2 and a message of at most 4 lines naming the file and line, without a traceback",

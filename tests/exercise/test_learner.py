@@ -11,6 +11,8 @@ from snippets.exercise import exercise_residual as starter
 from snippets.exercise import learner as snippet
 
 PAGE = "module/exercise.md"
+EXPERIMENT = "runs the downloaded starter twice, each in a fresh Python process that imports PyTorch"
+TOLERANCE = 0.05  # an exact claim (exit code, message lines): nothing in it can drift
 LEARNER_CPU = "it runs the learner's own file, which trains on the CPU"
 # The learner's file builds its models and data on the CPU, whatever device the suite runs on.
 ON_THE_LEARNERS_CPU = "it runs the learner's own file, which builds and trains its models on the CPU, not on --device"
@@ -23,6 +25,8 @@ UNGUARDED = "import exercise_residual; exercise_residual.main()"
     "loop' message and exit code 1, not a traceback (its main() called without the file's __main__ block "
     "dies with a NotImplementedError traceback).",
     page=PAGE,
+    experiment=EXPERIMENT,
+    tolerance=TOLERANCE,
     cpu_only=LEARNER_CPU,
     device_independent=ON_THE_LEARNERS_CPU,
     exact="the exit code is 1 and stderr holds the one-line message and no traceback",

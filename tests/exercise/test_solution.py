@@ -26,6 +26,16 @@ SOURCE = learner.SOLUTION
 # second condition's own folder for `nox -s heldout` (its run must not replace the published notebook).
 EXECUTED = results_path("cpu").parent / "build" / "exercise-solution.ipynb"
 PAGE = "module/exercise.md"
+EXPERIMENT = "executes the worked-solution notebook: 4 models x 5 seeds, 100 epochs of full-batch Adam each"
+# Tolerances: the relative drift of each claim's margin medians between a fresh run and the committed record. Measured
+# on one machine, native kernels against ATEN_CPU_CAPABILITY=default (both one thread, the notebook's seeds): the deep
+# plain and residual models' final losses are sensitive to the kernel path (a 100-epoch Adam run of a 16-block
+# BatchNorm MLP), so the medians of their ratios moved by 0.42 (plain deep / shallow, training), 0.22 (held-out), 0.56
+# (plain / residual, training) and 0.03 (held-out); the early peaks, taken in the first 20 epochs, did not move.
+# Each tolerance is about twice the largest drift seen in its claim.
+DEGRADES_TOLERANCE = 0.85
+RESIDUAL_TOLERANCE = 1.15
+WARMUP_TOLERANCE = 0.1  # no drift seen; the floor for a trained result is 0.05
 
 # The notebook trains 20 small models, two at a time (about 20 s on 2 idle cores); the default
 # 300 s could stop it on a very busy machine.
@@ -107,6 +117,8 @@ def config(summary: dict) -> dict:
     "16-block plain MLP with BatchNorm and He initialisation ends with more than 2× the training MSE and more "
     "than 4× the held-out MSE of the 2-block one, on every seed.",
     page=PAGE,
+    experiment=EXPERIMENT,
+    tolerance=DEGRADES_TOLERANCE,
 )
 def test_deep_plain_mlp_degrades_on_every_seed(claim, summary):
     train_factor, held_factor = 2.0, 4.0
@@ -144,6 +156,8 @@ def test_deep_plain_mlp_degrades_on_every_seed(claim, summary):
     "training MSE more than 1.5× lower and a held-out MSE more than 4× lower than the 16-block plain MLP's, on "
     "every one of 5 seeds.",
     page=PAGE,
+    experiment=EXPERIMENT,
+    tolerance=RESIDUAL_TOLERANCE,
 )
 def test_residual_deep_mlp_ends_below_the_plain_one(claim, summary):
     train_factor, held_factor = 1.5, 4.0
@@ -178,6 +192,8 @@ def test_residual_deep_mlp_ends_below_the_plain_one(claim, summary):
     "first 20 epochs on every one of 5 seeds; with the learning rate warmed up over those 20 epochs it never "
     "rises above its starting value there.",
     page=PAGE,
+    experiment=EXPERIMENT,
+    tolerance=WARMUP_TOLERANCE,
 )
 def test_warmup_removes_the_early_loss_spike(claim, summary):
     warmup = summary["warmup"]
