@@ -8,7 +8,8 @@ from sitekit.figures import Values, figure
 from sitekit.style import look
 
 PATHS = "short_paths_carry_the_gradient"
-LESIONS = "residual_net_survives_losing_a_block"
+LESIONS = "residual_net_degrades_gracefully_when_a_block_is_deleted"
+CURVE = "residual_net_error_rises_gradually_with_blocks_deleted"
 SHATTER = "residual_gradients_do_not_shatter"
 WRITES = "batchnorm_block_writes_shrink_like_inverse_sqrt_depth"
 
@@ -16,9 +17,9 @@ WRITES = "batchnorm_block_writes_shrink_like_inverse_sqrt_depth"
 @figure(
     "lab-path-lengths",
     claims=[PATHS],
-    caption="How the paths through a deep residual stack, and the gradient they carry, spread over path "
-    "length: the paths bunch in the middle of the range; with the default init the gradient travels mostly "
-    "on shorter paths, with He init on longer ones.",
+    caption="How the paths through a deep residual stack, and the energy of the gradient they carry, spread "
+    "over path length: the paths bunch in the middle of the range; with the default init the gradient's energy "
+    "travels on short paths (the count × size weighting, dashed, puts it further right), with He init on long ones.",
 )
 def path_lengths(values: Values) -> Any:
     import matplotlib.pyplot as plt
@@ -28,8 +29,10 @@ def path_lengths(values: Values) -> Any:
     fig, ax = plt.subplots(figsize=(6.8, 3.6))
     every = max(1, len(k) // 10)
     ax.plot(k, v["count_share"], markevery=every, **look("neutral").kw("share of the paths"))
-    ax.plot(k, v["default_share"], markevery=every, **look("default").kw("share of the gradient, default init"))
-    ax.plot(k, v["he_share"], markevery=every, **look("he").kw("share of the gradient, He init"))
+    ax.plot(k, v["default_share"], markevery=every, **look("default").kw("share of the energy, default init"))
+    heuristic = {**look("default").kw("count × size, default init", marker=False), "linestyle": "--"}
+    ax.plot(k, v["heuristic_share"], **heuristic)
+    ax.plot(k, v["he_share"], markevery=every, **look("he").kw("share of the energy, He init"))
     ax.set_xlabel(f"path length $k$ (branches passed, of $L$ = {v['deepest']})")
     ax.set_ylabel("share (sums to 1)")
     ax.set_title(f"Median of {v['seeds']} seeds")
@@ -40,26 +43,33 @@ def path_lengths(values: Values) -> Any:
 
 @figure(
     "lab-lesions",
-    claims=[LESIONS],
-    caption="Training error after deleting one block, block by block, for a plain net, a residual net and "
-    "a residual net trained with drop-path; dotted lines are the intact nets.",
+    claims=[LESIONS, CURVE],
+    caption="Test error on held-out digits after deleting blocks of the trained deep nets: one block, block by "
+    "block (left), and k random blocks at once (right), for a plain net, a residual net and a residual net trained "
+    "with drop-path; dotted lines are the intact nets.",
 )
 def lesions(values: Values) -> Any:
     import matplotlib.pyplot as plt
 
-    v = values[LESIONS]
+    v, c = values[LESIONS], values[CURVE]
     blocks = range(1, v["blocks"] + 1)
-    fig, ax = plt.subplots(figsize=(6.8, 3.6))
+    fig, axes = plt.subplots(1, 2, figsize=(6.8, 3.4), sharey=True)
     for name in ("plain", "residual", "drop-path"):
         st = look(name)
-        ax.plot(blocks, v["deleted"][name], **st.kw(f"{name}, one block deleted"))
-        ax.axhline(v["intact"][name], color=st.color, linestyle=":", linewidth=1.2)
-    ax.set_xlabel("deleted block (1 = nearest the input); dotted: the intact net")
-    ax.set_ylabel("training error")
-    ax.set_ylim(0, 1)
-    ax.set_title(f"Median of {v['seeds']} seeds")
-    ax.legend(loc="upper right", bbox_to_anchor=(1, 0.85))
-    fig.tight_layout()
+        axes[0].plot(blocks, v["deleted"][name], markevery=3, **st.kw(name))
+        axes[1].plot(c["ks"], c["curve"][name], **st.kw(name))
+        for ax in axes:
+            ax.axhline(v["intact"][name], color=st.color, linestyle=":", linewidth=1.2)
+    axes[0].set_xlabel("deleted block (1 = nearest the input)")
+    axes[0].set_ylabel("test error")
+    axes[0].set_ylim(0, 1)
+    axes[0].set_title("One block deleted")
+    axes[1].set_xlabel("blocks deleted at random, $k$")
+    axes[1].set_title(f"Mean of {c['samples']} random sets")
+    handles, labels = axes[0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="lower center", ncol=3, frameon=False)
+    fig.suptitle(f"Median of {v['seeds']} seeds", fontsize="medium")
+    fig.tight_layout(rect=(0, 0.08, 1, 1))
     return fig
 
 

@@ -377,6 +377,7 @@ def one_cpu_thread() -> Iterator[None]:
 
 
 _HANDLE = pytest.StashKey[Claim]()
+EXPERIMENT_TIMEOUT_S = 3600  # an experiment file's first claim runs its shared training (CI's held-out run is slower)
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
@@ -412,6 +413,9 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
                 _record_not_run(item)
     _select_experiments(config, items)
     _reuse_passing_records(config, items)
+    for item in items:  # an experiment runs for minutes: pytest-timeout's default (pyproject) is for claims
+        if _is_experiment(item) and item.get_closest_marker("timeout") is None:
+            item.add_marker(pytest.mark.timeout(EXPERIMENT_TIMEOUT_S))
     workers = _worker_count(config)
     if workers > 1 and items:
         _longest_first(config, items)

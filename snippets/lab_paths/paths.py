@@ -19,6 +19,10 @@ from snippets.gradient_highway.depth_sweep import make_stack
 
 DEPTHS = (10, 20, 50)
 WIDTH, INPUTS, PATHS = 128, 4, 4  # d, N, random paths per length and input
+GAINS = {
+    "default": (1 / 18) ** 0.5,
+    "he": 2**0.5,
+}  # the gradient-highway page's branch gains r
 
 
 # --8<-- [start:lengths]
@@ -41,6 +45,11 @@ def gradient_by_path_length(g: Tensor, jacobians: Tensor) -> Tensor:
     return terms
 
 
+def energy_by_path_length(terms: Tensor) -> Tensor:
+    """‖terms_k‖² for k = 0..L: nearly orthogonal rows, so their energies add."""
+    return terms.pow(2).sum(dim=(1, 2))  # (L + 1,)
+
+
 def per_path_sizes(g: Tensor, jacobians: Tensor, paths: int, gen) -> Tensor:
     """Mean ‖g J_a J_b ...‖ over random paths through k of the L branches, k = 0..L."""
     L, N = jacobians.shape[:2]
@@ -60,13 +69,25 @@ def per_path_sizes(g: Tensor, jacobians: Tensor, paths: int, gen) -> Tensor:
 
 @dataclass(frozen=True)
 class Depth:
-    """One stack: exactness of the split, and the gradient each path length carries."""
+    """One stack: exactness of the split, the energy each path length carries, and Veit et
+    al.'s count × size heuristic beside it."""
 
     depth: int
     max_relative_error: float  # sum of the rows against autograd's gradient
     plain_relative_error: float  # the same rows against the plain stack's gradient
+    energy: list[float]  # ‖terms_k‖² for k = 0..L (summed over the inputs)
+    energy_sum_ratio: (
+        float  # Σ_k ‖terms_k‖² / ‖g‖², g = Σ_k terms_k (autograd's gradient)
+    )
+    energy_length: float  # mean k weighted by energy
+    energy_predicted: float  # L r² / (1 + r²)
+    growth: float  # ‖g‖² / ‖terms_0‖²: the gradient's energy gain through the stack
+    growth_predicted: float  # (1 + r²)^L = Σ_k C(L, k) r^(2k)
     per_path: list[float]  # mean ‖path‖ for k = 0..L
-    contribution: list[float]  # C(L, k) · per_path[k]
+    contribution: list[float]  # C(L, k) · per_path[k]: the count × size heuristic
+    magnitude_sum_ratio: (
+        float  # Σ_k contribution[k] / mean ‖g‖ per input (triangle bound)
+    )
     effective_length: float  # mean k weighted by contribution
     predicted_length: float  # L r / (1 + r), r = the branch's gain per path step
 
@@ -99,15 +120,22 @@ def one_stack(depth: int, init: str, seed: int, device: str) -> Depth:
     gen = torch.Generator().manual_seed(seed)
     size = per_path_sizes(g, jac, PATHS, gen).tolist()
     share = [math.comb(depth, k) * s for k, s in enumerate(size)]
-    gain = (
-        (1 / 18) ** 0.5 if init == "default" else 2**0.5
-    )  # the gradient-highway page's per-branch gains
+    energy = energy_by_path_length(terms).tolist()
+    grad = xg.grad.cpu()
+    gain = GAINS[init]
     return Depth(
         depth,
-        relative_error(terms.sum(0), xg.grad.cpu()),
+        relative_error(terms.sum(0), grad),
         relative_error(terms.sum(0), xp.grad.cpu()),
+        energy,
+        sum(energy) / grad.pow(2).sum().item(),
+        sum(k * e for k, e in enumerate(energy)) / sum(energy),
+        depth * gain**2 / (1 + gain**2),
+        grad.pow(2).sum().item() / energy[0],
+        (1 + gain**2) ** depth,
         size,
         share,
+        sum(share) / grad.norm(dim=1).mean().item(),
         sum(k * c for k, c in enumerate(share)) / sum(share),
         depth * gain / (1 + gain),
     )
@@ -124,6 +152,14 @@ if __name__ == "__main__":
     for L, s in r.default.items():
         print(
             f"default L={L}: paths sum to the gradient within {s.max_relative_error:.1e};"
-            f" gradient-weighted mean length {s.effective_length:.2f} (by count {L / 2})"
+            f" energy-weighted mean length {s.energy_length:.2f} (predicted"
+            f" {s.energy_predicted:.2f}; count × size {s.effective_length:.2f}; by count {L / 2});"
+            f" Σ‖terms_k‖²/‖g‖² {s.energy_sum_ratio:.2f};"
+            f" Σ C(L,k)·size/‖g‖ {s.magnitude_sum_ratio:.3g}"
         )
-    print(f"He init L={r.he.depth}: mean length {r.he.effective_length:.2f}")
+    he = r.he
+    print(
+        f"He init L={he.depth}: energy-weighted {he.energy_length:.2f}"
+        f" (predicted {he.energy_predicted:.2f});"
+        f" count × size {he.effective_length:.2f}"
+    )

@@ -1,5 +1,5 @@
-"""Claims of Lab 1 about deleting blocks of the degradation miniature's trained nets, with and without drop-path (5
-seeds)."""
+"""Claims of Lab 1 about deleting and swapping blocks of trained 30-block nets on the digits (3 seeds); the net
+trained with drop-path is recorded beside them and is the deletion curve's counterfactual."""
 
 import statistics
 
@@ -7,114 +7,180 @@ import pytest
 import torch
 
 from sitekit.margins import above, below
-from snippets.degradation.training_curves import K, make_net
 from snippets.lab_paths import lesions as snippet
 
 PAGE = "module/lab-why-it-trains.md"
-CHANCE = 1 - 1 / K  # the error of guessing one of K classes
-SURVIVES, LAST = 0.5, 0.25  # bounds on the residual net's mean error over deletions, and its last block's
-# The plain net collapses: every lesion takes its error more than this share of the way from its intact
-# error to chance (more than halfway: it loses more of what training gained than it keeps). Measured
-# against each seed's own intact error, so the bound does not depend on how well that net trained.
-COLLAPSES = 0.5
-CHEAP, COSTLY = 0.15, 0.2  # deletion cost (mean error over deletions minus intact) with, without drop-path
+CHANCE = 1 - 1 / snippet.K  # the error of guessing one of K classes
+EXPERIMENT = "trains 9 nets of 30 blocks (plain, residual, drop-path; 3 seeds) for 500 Adam steps on the digits"
+# A fresh run of the same code and seeds under another kernel path (ATEN_CPU_CAPABILITY=default, SITE_THREADS=1)
+# moved the margins' medians by at most 7.3% (the deletion curve's ratio; the plain net's shares 4.0% and 6.5%, the
+# residual net's kept shares under 1%). Training diverges under any change of rounding, so that is one sample of a
+# processor's drift: the tolerance covers a little more than twice it.
+TOLERANCE = 0.2
+# Lesions are scored by the share of the way from a net's own intact test error to chance that they take it,
+# so that the bounds do not depend on how well each net trained.
+KEEPS = 0.9  # the residual net's median single-block deletion keeps more than this share of its gain over chance
+COLLAPSES = 0.5  # the plain net's median deletion goes more than halfway: it loses more of its gain than it keeps
+MOST = snippet.KS[-1]
 
 
 @pytest.fixture(scope="module")
 def runs(device, seeds):
-    return [snippet.measure(device, seed=s) for s in seeds(5)]
+    return [snippet.measure(device, seed=s) for s in seeds(3)]
 
 
 def nets(runs, name: str) -> list:
     return [r.nets[name] for r in runs]
 
 
-def by_block(runs, name: str, what: str) -> list[float]:
-    """Median over the seeds of the error with block i deleted (or pair i swapped)."""
-    return [statistics.median(col) for col in zip(*(getattr(n, what) for n in nets(runs, name)), strict=True)]
+def share(net, error: float) -> float:
+    """The share of the way from the net's intact test error to chance that this error lies."""
+    return (error - net.intact) / (CHANCE - net.intact)
 
 
-def mean(values: list[float]) -> float:
-    return sum(values) / len(values)
+def median_single(net, what: str = "deleted") -> float:
+    return share(net, statistics.median(getattr(net, what)))
+
+
+def kept(net, what: str = "deleted") -> float:
+    """The share of its intact gain over chance, (chance − error) / (chance − intact), that the median lesion keeps."""
+    return 1 - median_single(net, what)
+
+
+def curve(net) -> list[float]:
+    """Share of the way to chance, mean over the random sets, for each k of KS."""
+    return [share(net, statistics.mean(errors)) for errors in net.curve.values()]
 
 
 def weight_layers(blocks: int) -> int:
-    """The Linear layers of the degradation miniature's residual net of this many blocks, counted."""
-    return sum(isinstance(m, torch.nn.Linear) for m in make_net(blocks, True).modules())
+    """The Linear layers of the residual net of this many blocks, counted on the built net."""
+    return sum(isinstance(m, torch.nn.Linear) for m in snippet.make_net(blocks, True).modules())
 
 
-def blocks_moved_by_a_swap(blocks: int) -> int:
-    """How many of a net's modules swap_blocks puts in another place (the "two" blocks of a swap), counted."""
-    net = make_net(blocks, True)
-    return sum(a is not b for a, b in zip(net, snippet.swap_blocks(net, 0), strict=True))
-
-
-def survives(nets_: list) -> None:
-    below("mean error over the single-block deletions", [mean(n.deleted) for n in nets_], SURVIVES)
-    below("error with the last block deleted", [n.deleted[-1] for n in nets_], LAST)
-
-
-def towards_chance(net, errors: list[float]) -> float:
-    """The share of the way from its intact error to chance that the least harmful of these lesions went."""
-    return (min(errors) - net.intact) / (CHANCE - net.intact)
+def graceful(nets_: list) -> None:
+    above("median single-block deletion: (chance − error) / (chance − intact)", [kept(n) for n in nets_], KEEPS)
 
 
 def collapses(nets_: list) -> None:
     above(
-        "least-harmful deletion: (error − intact) / (chance − intact)",
-        [towards_chance(n, n.deleted) for n in nets_],
+        "median single-block deletion: (error − intact) / (chance − intact)",
+        [median_single(n) for n in nets_],
         COLLAPSES,
     )
 
 
+def blocks_moved_by_a_swap(blocks: int) -> int:
+    """How many of a net's modules swap_blocks puts in another place (the "two" blocks of a swap), counted."""
+    net = snippet.make_net(blocks, True)
+    return sum(a is not b for a, b in zip(net, snippet.swap_blocks(net, 0), strict=True))
+
+
+def med(values) -> float:
+    return statistics.median(values)
+
+
 @pytest.mark.claim(
-    "Delete any one block of the degradation miniature's trained 6-block plain net and its training error rises "
-    "more than halfway from its intact error to chance (0.9); delete one of the trained residual net's and its "
-    "mean error over the six deletions stays below 0.5, below 0.25 for the last block, in every one of 5 seeds.",
+    "Delete one block of the trained 30-block residual net and, for the median block, it keeps more than 0.9 of "
+    "its intact gain over chance in test error on held-out digits; the plain net of the same depth loses more than "
+    "0.5 of its gain to the median deletion, in every one of 3 seeds.",
     page=PAGE,
+    experiment=EXPERIMENT,
+    tolerance=TOLERANCE,
 )
-def test_residual_net_survives_losing_a_block(claim, runs):
-    claim.check(survives, nets(runs, "residual"))
+def test_residual_net_degrades_gracefully_when_a_block_is_deleted(claim, runs):
+    claim.check(graceful, nets(runs, "residual"))
     claim.check(collapses, nets(runs, "plain"))
-    claim.rejects(survives, nets(runs, "plain"), because="the trained plain net")
+    claim.rejects(graceful, nets(runs, "plain"), because="the trained plain net")
     claim.rejects(collapses, nets(runs, "residual"), because="the trained residual net")
-    deleted = {name: by_block(runs, name, "deleted") for name in snippet.NETS}
+    deleted = {
+        name: [med(col) for col in zip(*(n.deleted for n in nets(runs, name)), strict=True)] for name in snippet.NETS
+    }
     rows = [[str(i + 1), *(deleted[name][i] for name in snippet.NETS)] for i in range(runs[0].blocks)]
     claim.record(
         table={"columns": ["deleted block", *snippet.NETS], "rows": rows},
         deleted=deleted,
-        swapped={name: by_block(runs, name, "swapped") for name in snippet.NETS},
-        intact={name: statistics.median(n.intact for n in nets(runs, name)) for name in snippet.NETS},
-        mean_deleted={name: statistics.median(mean(n.deleted) for n in nets(runs, name)) for name in snippet.NETS},
+        intact={name: med(n.intact for n in nets(runs, name)) for name in snippet.NETS},
+        train_error={name: med(n.train_error for n in nets(runs, name)) for name in snippet.NETS},
+        median_deleted={name: med(med(n.deleted) for n in nets(runs, name)) for name in snippet.NETS},
+        median_share={name: med(median_single(n) for n in nets(runs, name)) for name in snippet.NETS},
+        first_deleted=deleted["residual"][0],
+        worst_residual_share=max(median_single(n) for n in nets(runs, "residual")),
+        least_plain_share=min(median_single(n) for n in nets(runs, "plain")),
         blocks=runs[0].blocks,
-        deletions=len(runs[0].nets["residual"].deleted),
         weight_layers=weight_layers(runs[0].blocks),
-        survives=SURVIVES,
-        last=LAST,
+        train_images=runs[0].train_images,
+        test_images=runs[0].test_images,
+        steps=snippet.STEPS,
+        keeps=KEEPS,
         collapses=COLLAPSES,
-        plain_min_deleted=min(min(n.deleted) for n in nets(runs, "plain")),
-        plain_towards_chance=min(towards_chance(n, n.deleted) for n in nets(runs, "plain")),
+        residual_kept=med(kept(n) for n in nets(runs, "residual")),
         chance=CHANCE,
-        classes=K,
+        classes=snippet.K,
+        seeds=len(runs),
+    )
+
+
+def stays_below(lower: list, upper: list) -> None:
+    """At every k, the first net's share of the way to chance is below the second's, per seed."""
+    ratios = [max(lo / u for lo, u in zip(curve(a), curve(b), strict=True)) for a, b in zip(lower, upper, strict=True)]
+    below("largest over k: lower net's share / upper net's share", ratios, 1)
+
+
+@pytest.mark.claim(
+    "Delete k random blocks at once (10 random sets for each k of 1, 2, 3, 4, 6, 8 and 10): at every k the "
+    "trained residual net's test error has gone a smaller share of the way from its intact error to chance than "
+    "the plain net's, in every one of 3 seeds.",
+    page=PAGE,
+    experiment=EXPERIMENT,
+    tolerance=TOLERANCE,
+)
+def test_residual_net_error_rises_gradually_with_blocks_deleted(claim, runs):
+    claim.check(stays_below, nets(runs, "residual"), nets(runs, "plain"))
+    claim.rejects(
+        stays_below, nets(runs, "residual"), nets(runs, "drop-path"), because="the residual net trained with drop-path"
+    )
+    ks = list(runs[0].nets["residual"].curve)
+    errors = {name: [med(statistics.mean(n.curve[k]) for n in nets(runs, name)) for k in ks] for name in snippet.NETS}
+    claim.record(
+        ks=ks,
+        curve=errors,
+        intact={name: med(n.intact for n in nets(runs, name)) for name in snippet.NETS},
+        table={
+            "columns": ["blocks deleted", *snippet.NETS],
+            "rows": [[k, *(errors[n][i] for n in snippet.NETS)] for i, k in enumerate(ks)],
+        },
+        residual_most=errors["residual"][-1],
+        plain_one=errors["plain"][0],
+        residual_one=errors["residual"][0],
+        most=MOST,
+        samples=snippet.SAMPLES,
+        share={name: [med(curve(n)[i] for n in nets(runs, name)) for i in range(len(ks))] for name in snippet.NETS},
+        drop_path_most=errors["drop-path"][-1],
+        top_drop=snippet.TOP_DROP,
+        worst_ratio=max(
+            max(a / b for a, b in zip(curve(r), curve(p), strict=True))
+            for r, p in zip(nets(runs, "residual"), nets(runs, "plain"), strict=True)
+        ),
+        train_error={name: med(n.train_error for n in nets(runs, name)) for name in snippet.NETS},
         seeds=len(runs),
     )
 
 
 @pytest.mark.claim(
-    "Swap two neighbouring blocks of the trained residual net and its mean error over the five swaps stays "
-    "below 0.5 in every one of 5 seeds; every swap in the trained plain net takes its error more than halfway "
-    "from its intact error to chance.",
+    "Swap two neighbouring blocks of the trained residual net and, for the median swap, it keeps more than 0.9 of "
+    "its intact gain over chance in test error; the plain net loses more than 0.5 of its gain to the median swap, "
+    "in every one of 3 seeds.",
     page=PAGE,
+    experiment=EXPERIMENT,
+    tolerance=TOLERANCE,
 )
 def test_residual_net_survives_reordering(claim, runs):
     def tolerates(nets_: list) -> None:
-        below("mean error over the swaps of neighbouring blocks", [mean(n.swapped) for n in nets_], SURVIVES)
+        above("median swap: (chance − error) / (chance − intact)", [kept(n, "swapped") for n in nets_], KEEPS)
 
     def breaks(nets_: list) -> None:
         above(
-            "least-harmful swap: (error − intact) / (chance − intact)",
-            [towards_chance(n, n.swapped) for n in nets_],
-            COLLAPSES,
+            "median swap: (error − intact) / (chance − intact)", [median_single(n, "swapped") for n in nets_], COLLAPSES
         )
 
     claim.check(tolerates, nets(runs, "residual"))
@@ -122,47 +188,12 @@ def test_residual_net_survives_reordering(claim, runs):
     claim.rejects(tolerates, nets(runs, "plain"), because="the trained plain net")
     claim.rejects(breaks, nets(runs, "residual"), because="the trained residual net")
     claim.record(
-        residual_mean=statistics.median(mean(n.swapped) for n in nets(runs, "residual")),
-        plain_min=min(min(n.swapped) for n in nets(runs, "plain")),
-        plain_towards_chance=min(towards_chance(n, n.swapped) for n in nets(runs, "plain")),
+        residual_median=med(med(n.swapped) for n in nets(runs, "residual")),
+        plain_median=med(med(n.swapped) for n in nets(runs, "plain")),
         swaps=len(runs[0].nets["residual"].swapped),
         swapped_blocks=blocks_moved_by_a_swap(runs[0].blocks),
-        survives=SURVIVES,
+        residual_kept=med(kept(n, "swapped") for n in nets(runs, "residual")),
+        keeps=KEEPS,
         collapses=COLLAPSES,
-        seeds=len(runs),
-    )
-
-
-def deletion_cost(net) -> float:
-    return mean(net.deleted) - net.intact
-
-
-@pytest.mark.claim(
-    "Trained with drop-path, the residual net's mean error over single-block deletions exceeds its intact "
-    "error by less than 0.15 in every one of 5 seeds, against more than 0.2 for the same net trained "
-    "without it; the price is a higher intact training error.",
-    page=PAGE,
-)
-def test_drop_path_makes_deleting_a_block_cheap(claim, runs):
-    def cheap(nets_: list) -> None:
-        below("mean error over deletions − intact error", [deletion_cost(n) for n in nets_], CHEAP)
-
-    def costly(nets_: list) -> None:
-        above("mean error over deletions − intact error", [deletion_cost(n) for n in nets_], COSTLY)
-
-    def pays(dropped: list, undropped: list) -> None:
-        # the same seed's two nets, paired: a sign, not a threshold
-        assert all(d.intact > u.intact for d, u in zip(dropped, undropped, strict=True)), (dropped, undropped)
-
-    claim.check(cheap, nets(runs, "drop-path"))
-    claim.check(costly, nets(runs, "residual"))
-    claim.check(pays, nets(runs, "drop-path"), nets(runs, "residual"))
-    claim.rejects(cheap, nets(runs, "residual"), because="the same net trained without drop-path")
-    claim.rejects(costly, nets(runs, "drop-path"), because="the same net trained with drop-path")
-    claim.record(
-        cost={name: statistics.median(deletion_cost(n) for n in nets(runs, name)) for name in snippet.NETS},
-        cheap=CHEAP,
-        costly=COSTLY,
-        top_drop=snippet.TOP_DROP,
         seeds=len(runs),
     )

@@ -9,6 +9,10 @@ from sitekit.margins import above, below
 from snippets.lab_paths import shattered as snippet
 
 PAGE = "module/lab-why-it-trains.md"
+EXPERIMENT = "differentiates 12 nets at initialisation along 8 lines of 1,024 points each (5 seeds)"
+# At initialisation, no training, but the plain net's |r| is near zero (about 0.02): under ATEN_CPU_CAPABILITY=default
+# its median moved by 16% (the residual net's r by 8e-5). The tolerance covers about twice that.
+TOLERANCE = 0.35
 DEPTH = 16
 CORRELATED, SHATTERED = 0.5, 0.25  # r above this stays correlated; |r| below this is noise
 
@@ -28,6 +32,8 @@ def at(runs, kind: str, depth: int) -> list[float]:
     "one of 5 seeds), while the residual net's stay correlated: r above 0.5 in the median over the seeds, and "
     "above 0.25 in every one.",
     page=PAGE,
+    experiment=EXPERIMENT,
+    tolerance=TOLERANCE,
 )
 def test_residual_gradients_do_not_shatter(claim, runs):
     # "Stays correlated" is a property of the architecture, so its bound is on the median over the seeds (one
