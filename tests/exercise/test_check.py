@@ -33,7 +33,7 @@ EXPERIMENT = "runs the self-check on 8 learner files through both entry points (
 # The full comparison trains the notebook's four models on one seed: the deep plain model's final loss moves with
 # the kernel path (the notebook's medians of the same ratios moved by up to 0.56 between native kernels and
 # ATEN_CPU_CAPABILITY=default, test_solution.py), and one seed moves more than a median, hence the wide tolerance.
-TOLERANCE = 1.5
+TOLERANCE = 0.7  # twice the largest drift of a margin median under the scalar kernels (0.34)
 EXACT_TOLERANCE = 0.05  # the exact claims: exit codes and output text, nothing that can drift
 pytestmark = pytest.mark.timeout(1800)  # 16 processes, each importing PyTorch: minutes on a busy machine
 LEARNER_CPU = "it runs the learner's own file, which trains on the CPU"
