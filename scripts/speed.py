@@ -8,7 +8,8 @@ a scratch copy of the tree (the real one is never edited), it times:
   experiments, whose committed records (results/experiments-cpu.json) are reused;
 - `nox -s docs`: fresh (every claim and every experiment), again with nothing changed, after a prose-only
   page edit, and after editing one snippet (and checks that only the claims depending on it ran again);
-- `nox -s experiments`: every experiment, fresh (written to a scratch copy of the committed records);
+- `nox -s experiments`: every experiment, fresh (written to a scratch copy of the committed records; with
+  `-- --only=experiments --in-place` in the tree itself, so the timed run also writes the committed records);
 - `.ci/run` as a whole, read from a CI log (`-- --ci-log=FILE`: its `ci: all steps took N s` line);
 - `nox -s tests -- --fresh` in one process and on every core;
 - the browser suite against the built site in one process and on every core.
@@ -193,7 +194,11 @@ def measure(groups: list[str]) -> None:
         if "first" in groups:  # before anything else writes CPU records into the copy
             timed("docs_first", [*nox, "-s", "docs"], "nox -s docs on a fresh clone (experiments reused)")
         if "experiments" in groups:
-            timed("experiments", [*nox, "-s", "experiments"], "nox -s experiments (every experiment, fresh)")
+            if IN_PLACE[0]:  # `-- --in-place`: the real tree, so the run also writes the committed records
+                here = [py, "-m", "nox", "-f", str(ROOT / "noxfile.py")]
+                timed("experiments", [*here, "-s", "experiments"], "nox -s experiments (every experiment, fresh)", ROOT)
+            else:
+                timed("experiments", [*nox, "-s", "experiments"], "nox -s experiments (every experiment, fresh)")
         if "docs" in groups or "browser" in groups:
             timed("docs_fresh", [*nox, "-s", "docs", "--", "--fresh"], "nox -s docs -- --fresh")
         if "docs" in groups:
@@ -359,8 +364,12 @@ def record_ci(log: Path) -> None:
     say(f"ci_run: {found[-1]} s (from {log})")
 
 
+IN_PLACE = [False]
+
+
 def main() -> None:
     args = sys.argv[1:]
+    IN_PLACE[0] = "--in-place" in args
     ci_log = next((a.split("=", 1)[1] for a in args if a.startswith("--ci-log=")), None)
     if ci_log:
         record_ci(Path(ci_log))

@@ -28,7 +28,7 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
-from sitekit.claims import ROOT, SCHEMA, Claim, locked, rerun_reason
+from sitekit.claims import NEW, ROOT, SCHEMA, Claim, locked, rerun_reason
 
 COMMAND = "nox -s experiments"
 
@@ -123,8 +123,13 @@ def stale_reason(test_file: Path, ids: list[str], device: str, seed_set: str = "
 
 def stale_message(test_file: Path, why: str) -> str:
     rel = test_file.resolve().relative_to(ROOT).as_posix()
+    state = (
+        "has no committed record yet (stale: new)"
+        if why == NEW
+        else f"its committed record does not stand (stale: {why})"
+    )
     return (
-        f"{rel} is an experiment and its committed record does not stand (stale: {why}): a build does not run "
+        f"{rel} is an experiment and {state}: a build does not run "
         f"experiments; run `{COMMAND} -- {rel}` (minutes) and commit results/experiments-cpu.json with the change"
     )
 

@@ -106,6 +106,8 @@ def macro(fn: Callable[..., str]) -> Callable[..., str]:
 
 
 def _topic_command(c: Claim) -> str:
+    if getattr(c, "experiment", None):  # an experiment runs only under nox -s experiments (minutes)
+        return f"nox -s experiments -- {c.test.split('::')[0]}` and commit `results/experiments-cpu.json"
     return f"nox -s tests -- {os.path.dirname(c.test.split('::')[0])}"
 
 
