@@ -8,13 +8,18 @@ from typing import Any
 from sitekit.figures import Values, figure
 from sitekit.style import look
 
-RUNS = "deeper_plain_net_has_higher_training_loss"
-# The two plain nets share plain's colour; the shallower is dotted, and each keeps its own marker.
-STYLES = {
-    "plain, 8 layers": {**look("plain").kw("plain, 8 layers"), "linestyle": ":", "marker": "^"},
-    "plain, 22 layers": look("plain").kw("plain, 22 layers"),
-    "residual, 22 layers": look("residual").kw("residual, 22 layers"),
-}
+PLAIN = "deeper_plain_net_has_higher_training_loss"
+RESIDUAL = "residual_net_of_same_depth_does_not_degrade"
+DIGITS = "plain_conv_net_degrades_on_digits"
+
+
+def _style(net: str) -> dict[str, Any]:
+    """Plain or residual colour by the name's kind; the shallower net of each is dotted with a triangle."""
+    kind = "residual" if net.lower().startswith(("residual", "resnet")) else "plain"
+    style = look(kind).kw(net)
+    if int(net.split(",")[-1].split()[0]) < 10:
+        style.update(linestyle=":", marker="^")
+    return style
 
 
 def _plain_ticks(ax: Any, values: list[float]) -> None:
@@ -22,88 +27,124 @@ def _plain_ticks(ax: Any, values: list[float]) -> None:
     from matplotlib.ticker import NullFormatter
 
     lo, hi = min(values), max(values)
-    steps = [m * 10.0**e for e in range(-3, 4) for m in (1, 2, 5)]
+    steps = [m * 10.0**e for e in range(-4, 4) for m in (1, 2, 5)]
     ax.set_yticks([s for s in steps if lo <= s <= hi], [f"{s:g}" for s in steps if lo <= s <= hi])
     ax.yaxis.set_minor_formatter(NullFormatter())
 
 
-@figure(
-    "degradation-training-curves",
-    claims=[RUNS],
-    caption="Mean training loss per epoch for three nets, median and min–max band over the seeds: "
-    "the deeper plain net trains worse than the shallower one, the residual net of the same depth best.",
-)
-def training_curves(values: Values) -> Any:
-    import matplotlib.pyplot as plt
-
-    curves = values[RUNS]["curves"]
-    fig, ax = plt.subplots(figsize=(6.8, 3.6))
-    for net, band in curves.items():
-        epochs = range(1, len(band["median"]) + 1)
-        style = STYLES[net]
-        ax.fill_between(epochs, band["min"], band["max"], color=style["color"], alpha=0.18, linewidth=0)
-        ax.plot(epochs, band["median"], markevery=2, markersize=5, **style)
-    ax.set_yscale("log")
-    _plain_ticks(ax, [v for band in curves.values() for v in band["min"] + band["max"]])
-    ax.set_xlabel(f"epoch ({values[RUNS]['steps_per_epoch']} steps each, same batches for every net)")
-    ax.set_ylabel("mean training loss")
-    ax.set_title(f"Median and min–max over {values[RUNS]['seeds']} seeds")
-    ax.legend(loc="lower left")
-    fig.tight_layout()
-    return fig
-
-
-SWEEP = "deeper_plain_net_is_worse_at_its_best_learning_rate"
+def _bands(curves: list[list[float]]) -> tuple[list[float], list[float], list[float]]:
+    """Median, min and max over the seeds, epoch by epoch."""
+    by_epoch = list(zip(*curves, strict=True))
+    return [statistics.median(e) for e in by_epoch], [min(e) for e in by_epoch], [max(e) for e in by_epoch]
 
 
 @figure(
     "degradation-lr-sweep",
-    claims=[SWEEP, RUNS],
-    caption="Final training loss of the two plain nets at each learning rate of the sweep, median and min–max "
-    "band over the seeds, each net's lowest median ringed; the residual net at the shared rate for comparison. "
-    "No rate brings the deeper plain net near the shallower one.",
+    claims=[PLAIN, RESIDUAL],
+    caption="Final training loss of the four nets at every learning rate of their grids, median and min–max band "
+    "over the seeds, each net's best rate ringed: no rate brings the deep plain net near the shallow one; the "
+    "deep residual net's best comes close to the shallow nets'.",
 )
 def lr_sweep(values: Values) -> Any:
     import matplotlib.pyplot as plt
     from matplotlib.ticker import NullFormatter
 
-    sweep, runs = values[SWEEP], values[RUNS]
-    fig, ax = plt.subplots(figsize=(6.8, 3.8))
-    everything = []
-    for net, band in sweep["bands"].items():
-        style = STYLES[net]
-        ax.fill_between(band["lrs"], band["min"], band["max"], color=style["color"], alpha=0.18, linewidth=0)
-        ax.plot(band["lrs"], band["median"], markersize=6, **style)
-        best = band["median"].index(min(band["median"]))
-        ax.plot(
-            band["lrs"][best], band["median"][best], linestyle="none", marker="o", markersize=15,
-            markerfacecolor="none", markeredgewidth=1.5, color=style["color"],
-        )  # fmt: skip
-        everything += band["min"] + band["max"]
-    res = sweep["residual"]
-    res_name = next(n for n in runs["median_loss"] if n.startswith("residual"))
-    style = STYLES[res_name]
-    median = statistics.median(res)
-    ax.errorbar(
-        [sweep["lr_shared"]], [median], yerr=[[median - min(res)], [max(res) - median]], capsize=4,
-        linestyle="none", marker=style["marker"], color=style["color"], label=f"{res_name} (shared rate only)",
-    )  # fmt: skip
-    neutral = look("neutral")
-    ax.axhline(runs["chance_loss"], color=neutral.color, linestyle=neutral.line, linewidth=1)
-    ax.annotate(
-        "chance: $\\ln K$", (sweep["lrs"][-1], runs["chance_loss"]), textcoords="offset points", xytext=(0, 4),
-        ha="right", va="bottom", fontsize=10,
-    )  # fmt: skip
-    everything += [*res, runs["chance_loss"]]
+    fig, ax = plt.subplots(figsize=(6.8, 3.9))
+    everything: list[float] = []
+    rates: set[float] = set()
+    for cid in (PLAIN, RESIDUAL):
+        for net, band in values[cid]["bands"].items():
+            style = _style(net)
+            ax.fill_between(band["lrs"], band["min"], band["max"], color=style["color"], alpha=0.15, linewidth=0)
+            ax.plot(band["lrs"], band["median"], markersize=5, **style)
+            best = band["median"].index(min(band["median"]))
+            ax.plot(
+                band["lrs"][best], band["median"][best], linestyle="none", marker="o", markersize=14,
+                markerfacecolor="none", markeredgewidth=1.5, color=style["color"],
+            )  # fmt: skip
+            everything += band["min"] + band["max"]
+            rates |= set(band["lrs"])
     ax.set_xscale("log")
-    ax.set_xticks(sweep["lrs"], [f"{lr:g}" for lr in sweep["lrs"]])
+    ticks = sorted(rates)
+    ax.set_xticks(ticks, [f"{lr:g}" for lr in ticks])
     ax.xaxis.set_minor_formatter(NullFormatter())
     ax.set_yscale("log")
     _plain_ticks(ax, everything)
-    ax.set_ylim(top=runs["chance_loss"] * 1.25)  # room for the chance line's label
-    ax.set_xlabel(f"learning rate (SGD, momentum, {runs['steps']} steps)")
+    ax.set_xlabel(f"peak learning rate (SGD, momentum, cosine decay, {values[PLAIN]['steps']} steps)")
     ax.set_ylabel("final training loss")
-    ax.set_title(f"Median and min–max over {sweep['seeds']} seeds")
-    ax.legend(loc="center right")
+    ax.set_title(f"Median and min–max over {values[PLAIN]['seeds']} seeds")
+    ax.legend(loc="lower left", fontsize=9)
+    fig.tight_layout()
+    return fig
+
+
+@figure(
+    "degradation-training-curves",
+    claims=[PLAIN, RESIDUAL],
+    caption="Mean training loss per epoch of the four nets, each at its own best rate, median and min–max band "
+    "over the seeds: the shallow nets level off; the deep plain net stays far above them.",
+)
+def training_curves(values: Values) -> Any:
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(6.8, 3.6))
+    everything: list[float] = []
+    for cid in (PLAIN, RESIDUAL):
+        for net, per_seed in values[cid]["curves"].items():
+            median, low, high = _bands(per_seed)
+            epochs = range(1, len(median) + 1)
+            style = _style(net)
+            ax.fill_between(epochs, low, high, color=style["color"], alpha=0.15, linewidth=0)
+            ax.plot(epochs, median, markevery=5, markersize=5, **style)
+            everything += low + high
+    ax.set_yscale("log")
+    _plain_ticks(ax, everything)
+    ax.set_xlabel("epoch (same batches for every net)")
+    ax.set_ylabel("mean training loss")
+    ax.set_title(f"Each net at its own best rate; median and min–max over {values[PLAIN]['seeds']} seeds")
+    ax.legend(loc="lower left", fontsize=9)
+    fig.tight_layout()
+    return fig
+
+
+@figure(
+    "degradation-digits",
+    claims=[DIGITS],
+    caption="Plain convolutional nets and ResNets on the handwritten digits: mean training loss per epoch (left) "
+    "and final training error against depth (right, every seed a point, the line through the medians). The "
+    "deeper plain net trains worse on every seed; the deeper ResNet far less, and not on every seed.",
+)
+def digits(values: Values) -> Any:
+    import matplotlib.pyplot as plt
+
+    v = values[DIGITS]
+    fig, (left, right) = plt.subplots(1, 2, figsize=(7.6, 3.5), gridspec_kw={"width_ratios": [3, 2]})
+    everything: list[float] = []
+    for kind, by_depth in v["curves"].items():
+        for layers, per_seed in by_depth.items():
+            name = f"{'ResNet' if kind == 'resnet' else 'plain'}, {layers} layers"
+            median, low, high = _bands(per_seed)
+            epochs = range(1, len(median) + 1)
+            style = _style(name)
+            left.fill_between(epochs, low, high, color=style["color"], alpha=0.15, linewidth=0)
+            left.plot(epochs, median, markevery=5, markersize=5, **style)
+            everything += low + high
+    left.set_yscale("log")
+    _plain_ticks(left, everything)
+    left.set_xlabel(f"epoch ({v['n']} images, same batches for every net)")
+    left.set_ylabel("mean training loss")
+    left.legend(loc="lower left", fontsize=8)
+    for kind, by_depth in v["error"].items():
+        style = look("residual" if kind == "resnet" else "plain").kw("ResNet" if kind == "resnet" else "plain")
+        depths = [int(d) for d in by_depth]
+        for d, errs in zip(depths, by_depth.values(), strict=True):
+            right.plot([d] * len(errs), [100 * e for e in errs], linestyle="none", marker=style["marker"],
+                       color=style["color"], alpha=0.6)  # fmt: skip
+        right.plot(depths, [100 * statistics.median(e) for e in by_depth.values()], **style)
+    right.set_xticks(depths, [str(d) for d in depths])
+    right.set_xlabel("weight layers")
+    right.set_ylabel("final training error (%)")
+    right.legend(loc="upper left", fontsize=8)
+    fig.suptitle(f"{v['seeds']} seeds, {v['steps']} steps, one learning rate for every net", fontsize=10)
     fig.tight_layout()
     return fig
