@@ -6,6 +6,7 @@ The MkDocs hook refuses to build while any remain, and tests/contract shows each
 
 from __future__ import annotations
 
+import ast
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -237,4 +238,21 @@ def check_tree(root: Path = ROOT) -> list[str]:
         else:
             for name_ in sorted(set(names) - used[rel]):
                 problems.append(f"{rel}:{names[name_]}: section {name_!r} is not included by any page.")
+    problems.extend(duplicate_claim_ids(root))
+    return problems
+
+
+def duplicate_claim_ids(root: Path = ROOT) -> list[str]:
+    """A claim's id is its test's name without `test_`: two files with the same name would share one record
+    (a run that reuses one file and runs the other never collects both, so pytest alone cannot see it)."""
+    seen: dict[str, str] = {}
+    problems = []
+    for test in sorted((root / "tests").glob("*/test_*.py")):
+        tree = ast.parse(test.read_text(encoding="utf-8"), filename=str(test))
+        for node in tree.body:
+            if isinstance(node, ast.FunctionDef) and any("claim" in ast.unparse(d) for d in node.decorator_list):
+                cid, rel = node.name.removeprefix("test_"), test.relative_to(root).as_posix()
+                if cid in seen and seen[cid] != rel:
+                    problems.append(f"{rel}: claim id {cid!r} is also {seen[cid]}'s: rename one of the two tests")
+                seen.setdefault(cid, rel)
     return problems

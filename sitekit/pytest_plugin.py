@@ -548,8 +548,9 @@ def _committed(config: pytest.Config) -> dict[str, store.Claim]:
 def _select_experiments(config: pytest.Config, items: list[pytest.Item]) -> None:
     """--experiments keeps only the experiments; --experiment-slot I/K keeps one rotation slot of them."""
     drop: list[pytest.Item] = []
-    if config.getoption("--experiments"):
-        drop = [item for item in items if not _is_experiment(item)]
+    if config.getoption("--experiments"):  # the unit is the file: an experiment file's other claims come along
+        files = {Path(item.path) for item in items if _is_experiment(item)}
+        drop = [item for item in items if Path(item.path) not in files or _marker(item) is None]
     elif config.getoption("--experiment-slot"):
         text = str(config.getoption("--experiment-slot"))
         try:
@@ -980,11 +981,12 @@ def _save_experiments(device: str) -> None:
         wall[r["test"].split("::")[0]] += float(r["duration_s"])
     here = experiments.where(_cpu_model(), torch.get_num_threads())
     out = {}
-    for cid, r in _RECORDS.items():
-        if r.get("experiment"):
-            test = r["test"].split("::")[0]
-            ran = here | {"torch": torch.__version__, "wall_s": round(wall[test], 1), "file": test}
-            out[cid] = r | {"ran": ran, "reproduced": None, "reused": False}
+    for cid, r in _RECORDS.items():  # every claim of an experiment file (--experiments collected only those)
+        if r["status"] == NOT_RUN_CUDA:
+            continue
+        test = r["test"].split("::")[0]
+        ran = here | {"torch": torch.__version__, "wall_s": round(wall[test], 1), "file": test}
+        out[cid] = r | {"ran": ran, "reproduced": None, "reused": False}
     if out:
         experiments.save(device, out)
 

@@ -537,3 +537,14 @@ def test_a_recorded_reading_is_marked_apart_from_an_asserted_value():
     out = render.render('{{ value("%s", "x", ".2f") }} {{ value("%s", "y", ".2f") }}' % (c.id, c.id), ctx(c))
     first, second = out.split("</a> ", 1)
     assert 'class="rcpt num"' in first and 'class="rcpt num reading"' in second
+
+
+def test_two_claim_tests_with_one_name_in_different_files_are_refused(tmp_path):
+    """Their records would share one id; a run that reuses one file and runs the other never sees both."""
+    source = 'import pytest\n\n\n@pytest.mark.claim("s", page="p.md")\ndef test_same(claim):\n    pass\n'
+    for topic in ("a", "b"):
+        (tmp_path / "tests" / topic).mkdir(parents=True)
+        (tmp_path / "tests" / topic / f"test_{topic}.py").write_text(source, encoding="utf-8")
+    assert contract.duplicate_claim_ids(tmp_path) == [
+        "tests/b/test_b.py: claim id 'same' is also tests/a/test_a.py's: rename one of the two tests"
+    ]
