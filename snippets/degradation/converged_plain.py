@@ -7,6 +7,10 @@ from snippets.degradation import converged
 from snippets.degradation.converged import STEPS, Result
 
 
+# --8<-- [start:measure]
 def measure(device: str = "cpu", seed: int = 0, steps: int = STEPS) -> Result:
     """The 8- and 22-layer plain nets, each trained at every rate of converged.PLAIN_LRS."""
     return converged.measure(device, seed, residual=False, steps=steps)
+
+
+# --8<-- [end:measure]

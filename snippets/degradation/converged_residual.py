@@ -8,6 +8,10 @@ from snippets.degradation import converged
 from snippets.degradation.converged import STEPS, Result
 
 
+# --8<-- [start:measure]
 def measure(device: str = "cpu", seed: int = 0, steps: int = STEPS) -> Result:
     """The 8- and 22-layer residual nets, each trained at every rate of converged.RESIDUAL_LRS."""
     return converged.measure(device, seed, residual=True, steps=steps)
+
+
+# --8<-- [end:measure]

@@ -92,7 +92,7 @@ def test_postnorm_gradients_grow_toward_the_output_with_depth(claim, r):
     experiment=EXPERIMENT,
     tolerance=TOLERANCE,
 )
-def test_prenorm_gradients_fall_toward_the_output(claim, r):
+def test_prenorm_gradients_fall_toward_the_output_with_attention(claim, r):
     def falls(by_depth: dict) -> None:
         for L, ratios in by_depth.items():
             below(f"L = {L}: output-end / input-end gradient", geometric_mean(ratios), 2 / 3)
