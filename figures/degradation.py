@@ -6,7 +6,7 @@ import statistics
 from typing import Any
 
 from sitekit.figures import Values, figure
-from sitekit.style import look
+from sitekit.style import MAX_WIDTH, look
 
 PLAIN = "deeper_plain_net_has_higher_training_loss"
 RESIDUAL = "residual_net_of_same_depth_does_not_degrade"
@@ -118,7 +118,7 @@ def digits(values: Values) -> Any:
     import matplotlib.pyplot as plt
 
     v = values[DIGITS]
-    fig, (left, right) = plt.subplots(1, 2, figsize=(7.6, 3.5), gridspec_kw={"width_ratios": [3, 2]})
+    fig, (left, right) = plt.subplots(1, 2, figsize=(MAX_WIDTH, 3.6), gridspec_kw={"width_ratios": [3, 2]})
     everything: list[float] = []
     for kind, by_depth in v["curves"].items():
         for layers, per_seed in by_depth.items():
@@ -133,7 +133,7 @@ def digits(values: Values) -> Any:
     _plain_ticks(left, everything)
     left.set_xlabel(f"epoch ({v['n']} images, same batches for every net)")
     left.set_ylabel("mean training loss")
-    left.legend(loc="lower left", fontsize=8)
+    left.legend(loc="lower left", fontsize=9)
     for kind, by_depth in v["error"].items():
         style = look("residual" if kind == "resnet" else "plain").kw("ResNet" if kind == "resnet" else "plain")
         depths = [int(d) for d in by_depth]
@@ -144,7 +144,7 @@ def digits(values: Values) -> Any:
     right.set_xticks(depths, [str(d) for d in depths])
     right.set_xlabel("weight layers")
     right.set_ylabel("final training error (%)")
-    right.legend(loc="upper left", fontsize=8)
+    right.legend(loc="upper left", fontsize=9)
     fig.suptitle(f"{v['seeds']} seeds, {v['steps']} steps, one learning rate for every net", fontsize=10)
     fig.tight_layout()
     return fig
