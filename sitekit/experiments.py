@@ -25,11 +25,12 @@ from __future__ import annotations
 import datetime as dt
 import json
 import os
+import shutil
 import subprocess
 from pathlib import Path
 from typing import Any
 
-from sitekit.claims import NEW, ROOT, SCHEMA, Claim, _test_exists, locked, rerun_reason
+from sitekit.claims import NEW, OUTPUTS, ROOT, SCHEMA, Claim, _test_exists, locked, rerun_reason
 
 COMMAND = "nox -s experiments"
 
@@ -117,9 +118,31 @@ def where(cpu: str | None, threads: int) -> dict[str, Any]:
     }
 
 
+OUTPUT_COPIES = ROOT / "results" / "experiment-outputs"  # committed: the files an experiment writes for the build
+
+
+def keep_outputs(test: str) -> None:
+    """`nox -s experiments`: copy the files this experiment writes for the build beside its committed record."""
+    for out in OUTPUTS.get(test, ()):
+        if (ROOT / out).is_file():
+            OUTPUT_COPIES.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(ROOT / out, OUTPUT_COPIES / Path(out).name)
+
+
+def restore_outputs(test_file: Path) -> None:
+    """A build that reuses an experiment puts back the files it wrote (a fresh clone has none)."""
+    rel = test_file.resolve().relative_to(ROOT).as_posix()
+    for out in OUTPUTS.get(rel, ()):
+        kept = OUTPUT_COPIES / Path(out).name
+        if not (ROOT / out).is_file() and kept.is_file():
+            (ROOT / out).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(kept, ROOT / out)
+
+
 def stale_reason(test_file: Path, ids: list[str], device: str, seed_set: str = "tuned") -> str | None:
     """None when every claim of an experiment file has a committed passing record for the code as it is now;
     otherwise why not (the reuse rules of sitekit.claims, applied to the committed records)."""
+    restore_outputs(test_file)
     return rerun_reason(test_file, ids, load(device), device, fresh=False, seed_set=seed_set)
 
 

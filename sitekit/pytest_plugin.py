@@ -989,6 +989,8 @@ def _save_experiments(device: str) -> None:
         out[cid] = r | {"ran": ran, "reproduced": None, "reused": False}
     if out:
         experiments.save(device, out)
+        for test in {r["test"].split("::")[0] for r in out.values() if r["status"] == "passed"}:
+            experiments.keep_outputs(test)
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:
