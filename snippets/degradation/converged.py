@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import copy
 import math
+import statistics
 from dataclasses import dataclass
 
 import torch
@@ -208,3 +209,42 @@ if __name__ == "__main__":
     r = measure(steps=64)
     for name, by_lr in r.runs.items():
         print(name, {lr: round(run.loss, 3) for lr, run in by_lr.items()})
+
+
+# Reading a sweep (a list of per-seed Results): the analysis both sweeps' claims share.
+def grid(sweep: list[Result]) -> list[float]:
+    """The rates every net was trained at (the same for every seed and net)."""
+    grids = {tuple(sorted(by_lr)) for r in sweep for by_lr in r.runs.values()}
+    assert len(grids) == 1, grids
+    return list(grids.pop())
+
+
+def median_loss(sweep: list[Result], net: str) -> dict[float, float]:
+    """Per rate: the net's median final loss over the seeds."""
+    return {
+        lr: statistics.median(r.runs[net][lr].loss for r in sweep) for lr in grid(sweep)
+    }
+
+
+def best_rate(sweep: list[Result], net: str) -> float:
+    """The net's own best rate: the lowest median final loss over the seeds."""
+    m = median_loss(sweep, net)
+    return min(m, key=m.get)
+
+
+def at_best(sweep: list[Result], net: str) -> list[Run]:
+    """The net's run at its own best rate, per seed."""
+    lr = best_rate(sweep, net)
+    return [r.runs[net][lr] for r in sweep]
+
+
+def paired(deep: list[Run], shallow: list[Run]) -> list[float]:
+    """Per seed: the deep net's final loss minus the shallow net's."""
+    return [d.loss - s.loss for d, s in zip(deep, shallow, strict=True)]
+
+
+def ends_of_grid(sweep: list[Result], net: str) -> list[float]:
+    """Median final loss at the grid's lowest and highest rate over the median at the best
+    rate (the best rate is chosen on the medians, so on the medians it must lie inside)."""
+    lrs, m = grid(sweep), median_loss(sweep, net)
+    return [m[end] / m[best_rate(sweep, net)] for end in (lrs[0], lrs[-1])]

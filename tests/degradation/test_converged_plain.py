@@ -11,6 +11,7 @@ from sitekit.margins import above, below
 from snippets.degradation import converged
 from snippets.degradation import converged_plain as snippet
 from snippets.degradation import training_curves as data
+from snippets.degradation.converged import at_best, best_rate, ends_of_grid, grid, median_loss, paired
 from snippets.degradation.training_curves import DEEP, SHALLOW, net_name, weight_layers
 
 PAGE = "module/degradation.md"
@@ -25,28 +26,6 @@ STILL = GAP / 5
 @pytest.fixture(scope="module")
 def sweep(device, seeds):
     return [snippet.measure(device, seed=s) for s in seeds(5)]
-
-
-def grid(sweep) -> list[float]:
-    """The rates every net was trained at (the same for every seed and net)."""
-    grids = {tuple(sorted(by_lr)) for r in sweep for by_lr in r.runs.values()}
-    assert len(grids) == 1, grids
-    return list(grids.pop())
-
-
-def median_loss(sweep, net: str) -> dict[float, float]:
-    return {lr: statistics.median(r.runs[net][lr].loss for r in sweep) for lr in grid(sweep)}
-
-
-def best_rate(sweep, net: str) -> float:
-    """The net's own best rate: the lowest median final loss over the seeds."""
-    m = median_loss(sweep, net)
-    return min(m, key=m.get)
-
-
-def at_best(sweep, net: str) -> list:
-    lr = best_rate(sweep, net)
-    return [r.runs[net][lr] for r in sweep]
 
 
 @pytest.fixture(scope="module")
@@ -83,18 +62,6 @@ def warmed(device, seeds, sweep):
         ]
         for lr in (f * best for f in converged.WARMUP_FACTORS)
     }
-
-
-def paired(deep: list, shallow: list) -> list[float]:
-    """Per seed: deep net's final loss minus shallow net's."""
-    return [d.loss - s.loss for d, s in zip(deep, shallow, strict=True)]
-
-
-def ends_of_grid(sweep, net: str) -> list[float]:
-    """The median final loss at the grid's lowest and highest rate over the median at the best rate (the best
-    rate is chosen on the medians, so it is on the medians that it must lie inside the grid)."""
-    lrs, m = grid(sweep), median_loss(sweep, net)
-    return [m[end] / m[best_rate(sweep, net)] for end in (lrs[0], lrs[-1])]
 
 
 @pytest.mark.claim(
