@@ -144,7 +144,7 @@ def site_env(session: nox.Session) -> Path:
         return PY
     installer = "uv" if _uv(session) else "pip"
     session.log(f"building {ENV.relative_to(ROOT)} from {LOCK.relative_to(ROOT)} with {installer}")
-    build_env(ENV, installer, functools.partial(session.run, external=True))
+    build_env(ENV, installer, functools.partial(session.run_install, external=True))  # runs under --install-only too
     stamp.write_text(want)
     return PY
 

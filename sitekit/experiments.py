@@ -221,6 +221,28 @@ def slot(count: int, k: int) -> int:
     return count % k
 
 
-def rotation(files: list[str], index: int, k: int) -> list[str]:
-    """The experiment files in slot `index` of `k`: every k-th file of the sorted list, starting at `index`."""
-    return [f for i, f in enumerate(sorted(files)) if i % k == index]
+def rotation(files: list[str], index: int, k: int, seconds: dict[str, float] | None = None) -> list[str]:
+    """The experiment files in slot `index` of `k`, balanced by each file's committed wall time.
+
+    Longest first (then by name), each file goes to the slot with the least time so far, then the fewest
+    files, then the lowest index: every file lands in exactly one slot, and no slot carries far more than
+    its share (with no times known this is every k-th file of the sorted list, starting at `index`).
+    """
+    seconds = seconds or {}
+    slots: list[list[str]] = [[] for _ in range(k)]
+    load = [0.0] * k
+    for f in sorted(files, key=lambda f: (-float(seconds.get(f, 0.0)), f)):
+        i = min(range(k), key=lambda i: (load[i], len(slots[i]), i))
+        slots[i].append(f)
+        load[i] += float(seconds.get(f, 0.0))
+    return sorted(slots[index])
+
+
+def file_seconds(records: dict[str, Claim]) -> dict[str, float]:
+    """Each experiment file's wall time in its committed run (the rotation balances on it)."""
+    out: dict[str, float] = {}
+    for r in records.values():
+        ran = r.ran
+        if isinstance(ran, dict) and isinstance(ran.get("wall_s"), (int, float)) and ran.get("file"):
+            out[ran["file"]] = float(ran["wall_s"])
+    return out

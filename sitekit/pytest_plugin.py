@@ -559,7 +559,8 @@ def _select_experiments(config: pytest.Config, items: list[pytest.Item]) -> None
         except (ValueError, AssertionError):
             raise pytest.UsageError(f"--experiment-slot {text!r}: write I/K with 0 <= I < K, e.g. 1/3") from None
         files = sorted({Path(item.path).relative_to(store.ROOT).as_posix() for item in items if _is_experiment(item)})
-        keep = set(experiments.rotation(files, index, k))
+        seconds = experiments.file_seconds(_committed(config))  # balanced on the committed wall times
+        keep = set(experiments.rotation(files, index, k, seconds))
         drop = [
             item
             for item in items

@@ -135,7 +135,7 @@ def test_an_experiment_states_its_tolerance(tmp_path):
     assert "an experiment states the tolerance a fresh run may differ by" in out.stdout + out.stderr
 
 
-def test_the_held_out_rotation_takes_every_kth_experiment_file():
+def test_the_held_out_rotation_without_times_takes_every_kth_experiment_file():
     files = [f"tests/t/test_{c}.py" for c in "edcba"]
     slots = [experiments.rotation(files, i, 3) for i in range(3)]
     assert slots == [
@@ -145,6 +145,19 @@ def test_the_held_out_rotation_takes_every_kth_experiment_file():
     ]
     assert sorted(f for s in slots for f in s) == sorted(files)  # every file in exactly one slot
     assert [experiments.slot(n, 3) for n in (0, 1, 2, 3)] == [0, 1, 2, 0]
+
+
+def test_the_held_out_rotation_balances_the_slots_on_committed_wall_time():
+    seconds = {"tests/t/test_a.py": 100.0, "tests/t/test_b.py": 90.0, "tests/t/test_c.py": 10.0}
+    seconds |= {"tests/t/test_d.py": 10.0, "tests/t/test_e.py": 5.0}
+    slots = [experiments.rotation(list(seconds), i, 3, seconds) for i in range(3)]
+    assert slots == [
+        ["tests/t/test_a.py"],
+        ["tests/t/test_b.py"],
+        ["tests/t/test_c.py", "tests/t/test_d.py", "tests/t/test_e.py"],
+    ]
+    # every k-th file would put a and d together (110 s) beside a slot of 10 s
+    assert max(sum(seconds[f] for f in s) for s in slots) == 100.0
 
 
 def test_a_rotation_slot_leaves_the_other_experiments_out_and_says_so(committed):
