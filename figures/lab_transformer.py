@@ -11,7 +11,9 @@ LOSSES = "postnorm_without_warmup_stalls_at_depth_24"
 RATIOS = "write_to_stream_ratios_after_training"
 LENS = "logit_lens_loss_falls_block_by_block"
 DLA = "direct_logit_attribution_sums_to_the_logit"
-PATCH = "patching_one_block_restores_most_of_the_gap"
+PATCH = "patching_finds_the_character_carried_by_several_blocks"
+SHALLOW = "every_variant_trains_at_its_best_rate_at_6_blocks"
+DEEP = "every_variant_trains_at_its_best_rate_at_24_blocks"
 
 # Each variant's look in sitekit/style.py.
 LOOK = {
@@ -50,6 +52,36 @@ def final_losses(values: Values) -> Any:
     ax.set_title(f"Pale: {v['shallow']} blocks; solid: {v['deep']} blocks (one seed, {v['steps']} steps)")
     ax.legend(loc="upper left")
     fig.tight_layout()
+    return fig
+
+
+@figure(
+    "lab2-rate-sweep",
+    claims=[SHALLOW, DEEP],
+    caption="Held-out loss after training against the learning rate, for each variant at each depth: the "
+    "median over seeds, with a bar from the lowest seed to the highest; the dotted line is the loss of "
+    "predicting each character from its frequency alone.",
+)
+def rate_sweep(values: Values) -> Any:
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, 2, figsize=(6.8, 3.9), sharey=True)
+    for ax, cid in zip(axes, (SHALLOW, DEEP), strict=True):
+        v = values[cid]
+        for i, name in enumerate(v["best"]):
+            rows = [row for row in v["table"]["rows"] if row[0] == name]
+            rate = [row[1] * (1.09 ** (i - 1)) for row in rows]  # nudged apart: the bars would overlap
+            median = [row[2] for row in rows]
+            spread = [[row[2] - row[3] for row in rows], [row[4] - row[2] for row in rows]]
+            st = look(LOOK[name])
+            ax.errorbar(rate, median, yerr=spread, capsize=2, **st.kw(name))
+        ax.axhline(v["unigram"], **{**look("neutral").kw("character frequencies only", marker=False)})
+        ax.set_xscale("log")
+        ax.set_xlabel("learning rate")
+        ax.set_title(f"{v['depth']} blocks")
+    axes[0].set_ylabel("held-out loss (nats)")
+    fig.legend(*axes[0].get_legend_handles_labels(), loc="lower center", ncol=2, fontsize=10)
+    fig.tight_layout(rect=(0, 0.2, 1, 1))
     return fig
 
 
@@ -112,7 +144,8 @@ def logit_lens(values: Values) -> Any:
     "lab2-attribution",
     claims=[DLA, PATCH],
     caption="Two readings of the trained model: each part's direct share of the right character's logit "
-    "(left), and the share of the corruption's cost that patching each block's write restores (right).",
+    "(left), and, for each block, the share of the corruption's cost its clean write restores in the corrupted "
+    "run (denoising) and the share its corrupted write costs in the clean run (noising) (right).",
 )
 def attribution(values: Values) -> Any:
     import matplotlib.pyplot as plt
@@ -126,10 +159,13 @@ def attribution(values: Values) -> Any:
     axes[0].set_xlabel("part of the stream (block)")
     axes[0].set_ylabel("direct share of the logit")
     blocks = range(1, len(p["restored"]) + 1)
-    axes[1].bar(blocks, p["restored"], color=st.color)
+    left, right = [k - 0.2 for k in blocks], [k + 0.2 for k in blocks]
+    axes[1].bar(left, p["restored"], width=0.4, color=st.color, label="denoising: restored")
+    axes[1].bar(right, p["noised"], width=0.4, color=look("neutral").color, label="noising: lost")
+    axes[1].legend(loc="upper left", fontsize=10)
     axes[1].axhline(0, color=look("neutral").color, linewidth=1)
     axes[1].set_xticks(list(blocks))
     axes[1].set_xlabel("patched block")
-    axes[1].set_ylabel("share of the gap restored")
+    axes[1].set_ylabel("share of the gap")
     fig.tight_layout()
     return fig

@@ -17,7 +17,7 @@ from torch.nn import functional as F
 from snippets.degradation.training_curves import one_thread
 from snippets.lab_transformer.stream import TinyLM, load, run
 
-DEPTH, STEPS, LR = 6, 100, 3e-3
+DEPTH, STEPS, LR = 6, 1500, 3e-3
 
 
 # --8<-- [start:lens]
@@ -78,24 +78,27 @@ def run_with_write(
 
 
 def restored(model: TinyLM, clean: Tensor, corrupt: Tensor, y: Tensor) -> tuple:
-    """Per block: the share of the log-probability gap its clean write wins back.
+    """Per block k, over every window (none picked out), two shares of the log-prob gap.
 
-    Uses the eighth of the windows where the corruption costs the right character most.
+    Denoising: block k's clean write, put into the corrupted run, wins back this share.
+    Noising: its corrupted write, put into the clean run, costs this share.
+    Each share is a ratio of means over the windows: those the corruption leaves alone
+    weigh little.
     """
 
     def logp(tokens: Tensor, k: int = 0, write: Tensor | None = None) -> Tensor:  # (B,)
         logits, _ = run_with_write(model, tokens, k, write)
         return logits.log_softmax(-1).gather(1, y[:, None])[:, 0]
 
-    cost = logp(clean) - logp(corrupt)  # (B,): log-probability the corruption took away
-    keep = cost.argsort(descending=True)[: len(cost) // 8]
-    clean, corrupt, y = clean[keep], corrupt[keep], y[keep]
-    base, gap = logp(corrupt), cost[keep].mean()
-    shares = []
+    good, bad = logp(clean), logp(corrupt)
+    gap = (good - bad).mean()  # mean log-probability the corruption takes away
+    denoise, noise = [], []
     for k in range(1, len(model.blocks) + 1):
-        _, write = run_with_write(model, clean, k, None)  # (B, d): k's clean write
-        shares.append(((logp(corrupt, k, write) - base).mean() / gap).item())
-    return shares, gap.item()
+        _, clean_write = run_with_write(model, clean, k, None)  # (B, d)
+        _, bad_write = run_with_write(model, corrupt, k, None)
+        denoise.append(((logp(corrupt, k, clean_write) - bad).mean() / gap).item())
+        noise.append(((good - logp(clean, k, bad_write)).mean() / gap).item())
+    return denoise, noise, gap.item()
 
 
 # --8<-- [end:patch]
@@ -106,7 +109,7 @@ class Result:
     depth: int
     steps: int
     windows: int
-    candidates: int  # windows the patching picks its eighth from
+    candidates: int  # windows the patching reads, every one of them
     lens_loss: list[float]  # cross-entropy of the lens after block k = 0..L, trained
     lens_agree: list[float]  # positions where the lens's top-1 is the output's
     untrained_lens_loss: list[float]
@@ -118,8 +121,12 @@ class Result:
     dla_shares: list[float]  # mean share of h_0, w_1..w_L in the correct logit
     dla_logit: float  # mean logit of the correct character
     patch_restored: list[float]  # block k = 1..L: share of the log-prob gap restored
+    patch_noised: list[
+        float
+    ]  # block k = 1..L: share of the gap its corrupted write costs
     patch_gap: float  # clean minus corrupted log-probability of y, mean
     untrained_patch_restored: list[float]
+    untrained_patch_noised: list[float]
     untrained_patch_gap: float
     valid_loss: float
 
@@ -152,7 +159,7 @@ def read(model: TinyLM, tokens: Tensor, targets: Tensor, pairs: tuple) -> dict:
         parts = [hs[0]] + [b - a for a, b in itertools.pairwise(hs)]
         naive = sum(model.unembed(model.norm(p))[range(len(y)), y] for p in parts)
         naive_error = (naive - logit).abs().max().item()
-        patch, gap = restored(model, *pairs)
+        patch, noised, gap = restored(model, *pairs)
     return dict(
         loss=loss,
         agree=agree,
@@ -161,6 +168,7 @@ def read(model: TinyLM, tokens: Tensor, targets: Tensor, pairs: tuple) -> dict:
         shares=shares.mean(0).tolist(),
         logit=logit.mean().item(),
         restored=patch,
+        noised=noised,
         gap=gap,
     )
 
@@ -194,8 +202,10 @@ def measure(
         dla_shares=after["shares"],
         dla_logit=after["logit"],
         patch_restored=after["restored"],
+        patch_noised=after["noised"],
         patch_gap=after["gap"],
         untrained_patch_restored=before["restored"],
+        untrained_patch_noised=before["noised"],
         untrained_patch_gap=before["gap"],
         valid_loss=trained.valid_loss,
     )

@@ -34,7 +34,12 @@ FILES = (
 )
 BATCH, STEPS, WARMUP_SHARE, EVAL_WINDOWS = 2, 1500, 0.1, 256
 WARMUP = int(WARMUP_SHARE * STEPS)  # steps
-LRS = (3e-4, 1e-3, 3e-3, 1e-2)  # every variant, every depth: the same four rates
+LRS = (
+    3e-4,
+    1e-3,
+    3e-3,
+    1e-2,
+)  # each variant's grid unless a depth sets its own (train_deep.py)
 VARIANTS = {  # name: (placement, warm-up over the first WARMUP_SHARE of the steps)
     "pre-norm": ("pre-norm", False),
     "post-norm": ("post-norm", False),
@@ -237,12 +242,20 @@ class Sweep:
 
 
 def measure(
-    device: str = "cpu", seed: int = 0, seeds: int = 3, depth: int = 24
+    device: str = "cpu",
+    seed: int = 0,
+    seeds: int = 3,
+    depth: int = 24,
+    grids: dict[str, tuple[float, ...]] | None = None,
 ) -> dict:
-    """Train every variant x rate x seed at one depth side by side; score on held-out text."""
+    """Train every variant x rate x seed at one depth side by side; score on held-out text.
+
+    grids: each variant's learning rates (default: LRS for every variant).
+    """
     text = load()
+    grid = {v: tuple((grids or {}).get(v, LRS)) for v in VARIANTS}
     seed_list = list(range(seed, seed + seeds))
-    runs = [(v, s, r) for v in VARIANTS for s in seed_list for r in LRS]
+    runs = [(v, s, r) for v in VARIANTS for s in seed_list for r in grid[v]]
     start = time.process_time()
     with one_thread():
         built = []
@@ -260,8 +273,11 @@ def measure(
         probe = x[:16]  # held-out windows the write ratios are read on
         out = {}
         for v in VARIANTS:
-            idx = {(s, r): runs.index((v, s, r)) for s in seed_list for r in LRS}
-            best = {s: min(LRS, key=lambda r, s=s: final[idx[s, r]]) for s in seed_list}
+            rates = grid[v]
+            idx = {(s, r): runs.index((v, s, r)) for s in seed_list for r in rates}
+            best = {
+                s: min(rates, key=lambda r, s=s: final[idx[s, r]]) for s in seed_list
+            }
             models, r0, r1 = {}, {}, {}
             with torch.no_grad():
                 for s in seed_list:
@@ -276,12 +292,12 @@ def measure(
                 variant=v,
                 depth=depth,
                 seeds=seed_list,
-                lrs=list(LRS),
-                loss={r: [final[idx[s, r]] for s in seed_list] for r in LRS},
-                init_loss=[init[idx[s, LRS[0]]] for s in seed_list],
+                lrs=list(rates),
+                loss={r: [final[idx[s, r]] for s in seed_list] for r in rates},
+                init_loss=[init[idx[s, rates[0]]] for s in seed_list],
                 curves={
                     r: [mean_every(curve[idx[s, r]], 50) for s in seed_list]
-                    for r in LRS
+                    for r in rates
                 },
                 best=best,
                 ratios_init=r0,
@@ -298,6 +314,25 @@ def measure(
         cpu_seconds=cpu,
         depth=depth,
     )
+
+
+def summary_table(sweeps: dict[str, Sweep]) -> dict:
+    """Each variant and rate: the median held-out loss over seeds, the lowest and highest seed."""
+    rows = []
+    for name, sw in sweeps.items():
+        for rate in sw.lrs:
+            losses = sw.loss[rate]
+            rows.append(
+                [name, rate, statistics.median(losses), min(losses), max(losses)]
+            )
+    columns = [
+        "variant",
+        "learning rate",
+        "median held-out loss",
+        "lowest seed",
+        "highest seed",
+    ]
+    return {"columns": columns, "rows": rows}
 
 
 def mean_every(values: list[float], k: int) -> list[float]:
@@ -339,7 +374,11 @@ if __name__ == "__main__":
     if len(sys.argv) > 2:
         STEPS = int(sys.argv[2])
         WARMUP = int(WARMUP_SHARE * STEPS)
-    r = measure(depth=depth)
+    from snippets.lab_transformer import train_deep
+
+    r = measure(
+        depth=depth, grids=train_deep.GRIDS if depth == train_deep.DEPTH else None
+    )
     print(f"unigram loss {r['unigram']:.3f}; {r['cpu_seconds']:.0f} s CPU")
     for v, sw in r["sweeps"].items():
         for lr in sw.lrs:

@@ -26,18 +26,6 @@ def r(device, seeds):
     return snippet.measure(device, seed=ids[0], seeds=len(ids))
 
 
-def table(r) -> dict:
-    rows = []
-    for name, sw in r["sweeps"].items():
-        for rate in sw.lrs:
-            losses = sw.loss[rate]
-            rows.append([name, rate, statistics.median(losses), min(losses), max(losses)])
-    return {
-        "columns": ["variant", "learning rate", "median held-out loss", "lowest seed", "highest seed"],
-        "rows": rows,
-    }
-
-
 @pytest.mark.claim(
     "At 6 blocks, trained for 1,500 steps at 4 learning rates with 3 seeds each, every variant's best rate lies "
     "inside its grid, and at it every variant ends more than 0.5 nats below the loss of predicting characters "
@@ -61,7 +49,7 @@ def test_every_variant_trains_at_its_best_rate_at_6_blocks(claim, r):
         trains, {name: sw.init_loss for name, sw in sweeps.items()}, best, r["unigram"], because="before training"
     )
     claim.record(
-        table=table(r),
+        table=sweep.summary_table(r["sweeps"]),
         best=best,
         at_best={name: statistics.median(sw.at_best()) for name, sw in sweeps.items()},
         at_best_low={name: min(sw.at_best()) for name, sw in sweeps.items()},
