@@ -778,11 +778,11 @@ MUTANTS = (
         listing="attribution",
     ),
     Mutant(
-        "patch-keeps-cheapest-windows",
-        "the patching sorts the corruption's cost ascending: it keeps the windows where it costs least",
+        "patch-denoises-with-the-corrupt-write",
+        "the denoising patch puts the corrupted run's own write back into it, not the clean run's",
         "snippets/lab_transformer/reading.py",
-        "keep = cost.argsort(descending=True)[: len(cost) // 8]",
-        "keep = cost.argsort()[: len(cost) // 8]",
+        "denoise.append(((logp(corrupt, k, clean_write) - bad).mean() / gap).item())",
+        "denoise.append(((logp(corrupt, k, bad_write) - bad).mean() / gap).item())",
         listing="patch",
     ),
     Mutant(
