@@ -20,7 +20,7 @@ from mkdocs.exceptions import PluginError
 from mkdocs.plugins import event_priority
 from mkdocs.structure.files import File, Files
 
-from sitekit import claims, contract, facts, figures, lightpage, mathrender, numbers, render
+from sitekit import claims, contract, csp, facts, figures, lightpage, mathrender, numbers, render
 from sitekit import parts as part_refs
 
 _state: dict[str, Any] = {}
@@ -216,7 +216,12 @@ def on_post_page(output: str, page: Any, config: Any) -> str:
     output = mathrender.preload_fonts(output)
     if getattr(page, "nb_url", None) is not None:
         output = lightpage.slim_notebook(output)
-    return output
+    return csp.protect(output, f"docs/{page.file.src_uri}")  # last: the policy hashes the final scripts
+
+
+def on_post_template(output: str, template_name: str, config: Any) -> str:
+    """The theme's own pages (404.html) carry the same policy as every other page."""
+    return csp.protect(output, template_name) if template_name.endswith(".html") and "<head" in output else output
 
 
 def on_post_build(config: Any) -> None:
