@@ -15,7 +15,6 @@ EXPERIMENT = "trains 3 variants x 4 learning rates x 3 seeds of a 24-block chara
 TOLERANCE = 0.1  # trained models, as at 6 blocks (test_train_shallow.py)
 TRAINS = 0.5  # nats below the unigram loss at each variant's best rate, as at 6 blocks
 GAP = 0.03  # nats: the paired difference the 6-block claim uses
-SAME = 0.05  # nats: the 6-block claim's bound on what warm-up changes at the best rate
 STALLED = 0.1  # nats: a model that ends less than this below the unigram loss has learned next to nothing
 HELPS = 0.1  # nats: warm-up lowers the loss at that rate by more than the stall line itself
 
@@ -106,8 +105,7 @@ def test_prenorm_beats_postnorm_at_each_best_rate_at_24_blocks(claim, r):
 @pytest.mark.claim(
     "At 24 blocks, one step above post-norm's best rate, post-norm without warm-up ends less than 0.1 nats below "
     "the unigram loss in every seed, and warm-up lowers its held-out loss there by more than 0.1 nats in every "
-    "seed (paired); at each one's own best rate warm-up changes post-norm's held-out loss by less than 0.05 nats "
-    "in every seed.",
+    "seed (paired).",
     page=PAGE,
     experiment=EXPERIMENT,
     tolerance=TOLERANCE,
@@ -123,23 +121,14 @@ def test_warmup_widens_postnorms_rates_at_24_blocks(claim, r):
             HELPS,
         )
 
-    def little(without: list[float], with_warmup: list[float]) -> None:
-        below(
-            "|post-norm + warm-up − post-norm| at each best rate (nats)",
-            [abs(b - a) for a, b in zip(without, with_warmup, strict=True)],
-            SAME,
-        )
-
     post, warm = (r["sweeps"][k] for k in ("post-norm", "post-norm + warm-up"))
     unigram = r["unigram"]
     above_best = post.lrs[post.lrs.index(post.best_rate()) + 1]  # the best rate is inside the grid (first claim)
     claim.check(stalls, post.loss[above_best], unigram)
     claim.check(helps, post.loss[above_best], warm.loss[above_best])
-    claim.check(little, post.at_best(), warm.at_best())
     top = warm.lrs[-1]
     claim.rejects(stalls, post.at_best(), unigram, because="post-norm at its best rate")
     claim.rejects(helps, post.loss[top], warm.loss[top], because="both at the top of the grid, where both stall")
-    claim.rejects(little, post.at_best(), warm.loss[top], because="warm-up at the top of its grid")
     diffs = [b - a for a, b in zip(post.at_best(), warm.at_best(), strict=True)]
     claim.record(
         rate=above_best,
@@ -160,7 +149,6 @@ def test_warmup_widens_postnorms_rates_at_24_blocks(claim, r):
         helps=HELPS,
         helped=[a - b for a, b in zip(post.loss[above_best], warm.loss[above_best], strict=True)],
         helped_min=min(a - b for a, b in zip(post.loss[above_best], warm.loss[above_best], strict=True)),
-        same=SAME,
         depth=snippet.DEPTH,
         seeds=SEEDS,
     )
