@@ -8,7 +8,7 @@ import pytest
 
 from sitekit.margins import above, below
 from snippets.lab_transformer import reading as snippet
-from snippets.lab_transformer import stream, sweep
+from snippets.lab_transformer import stream
 
 PAGE = "module/lab-transformer-stream.md"
 LENS_DROP = 1.0  # nats the lens loss falls from the embedding to the last block
@@ -69,7 +69,6 @@ def test_logit_lens_loss_falls_block_by_block(claim, result, results, seeds):
         blocks=result.depth,
         steps=result.steps,
         batch=stream.BATCH,
-        sweep_batch=sweep.BATCH,
         windows=result.windows,
         valid_loss=result.valid_loss,
         valid_losses=[r.valid_loss for r in results],
