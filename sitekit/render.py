@@ -1016,7 +1016,7 @@ def ledger(ctx: Context) -> str:
         head += (
             f". {n_exp} of the claims are experiments (each trains or sweeps for minutes): their records are "
             "committed with where they ran, a build that is not fresh reuses them, and a fresh run must "
-            "reproduce them within the tolerance each states"
+            "reproduce them within the tolerance each states or the variation its seeds show"
         )
     if cuda_only:
         head += f"; {len(cuda_only)} more claim{'s' if len(cuda_only) != 1 else ''} about CUDA, not run yet"

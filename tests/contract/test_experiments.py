@@ -13,6 +13,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
@@ -164,3 +165,29 @@ def test_a_rotation_slot_leaves_the_other_experiments_out_and_says_so(committed)
     out = again(committed, "--experiment-slot", "1/2", "--no-record")
     assert out.returncode == 5, out.stdout + out.stderr  # its only experiment is in slot 0
     assert "experiments in rotation slot 1/2: 0 run, 1 left to the other slots" in out.stdout
+
+
+@pytest.mark.parametrize("n", [*sorted(experiments.SPREADS_ALLOWED), max(experiments.SPREADS_ALLOWED) + 1])
+def test_two_runs_of_the_same_experiment_rarely_differ_by_more_than_the_spreads_allowed(n):
+    """Simulate a fresh run as new seeds (what another processor amounts to): two medians of n normal draws
+    differ by more than spreads_allowed(n) of the larger of the two sample deviations at most FALSE_ALARMS of the
+    time (with sampling slack); with half as many spreads they would differ far more often, so the table is not
+    looser than it needs to be by a factor of two."""
+    import torch
+
+    gen = torch.Generator().manual_seed(n)
+    draws = torch.randn(2, 400_000, n, generator=gen, dtype=torch.float64)
+    gap = (draws[0].median(dim=1).values - draws[1].median(dim=1).values).abs()
+    spread = draws.std(dim=2).max(dim=0).values
+    k = experiments.spreads_allowed(n)
+    assert (gap > k * spread).double().mean().item() <= 1.5 * experiments.FALSE_ALARMS
+    assert (gap > k / 2 * spread).double().mean().item() > 2 * experiments.FALSE_ALARMS
+
+
+def test_a_fresh_median_within_the_spreads_allowed_of_the_larger_run_is_not_drift():
+    committed = SimpleNamespace(margins=[{"what": "gap", "median": 0.84, "spread": 0.19, "n": 3}], ran=None)
+    fresh = [{"what": "gap", "median": 1.25, "spread": 0.2, "n": 3}]
+    assert experiments.drift(fresh, committed, 0.3) == []  # 0.41 apart: under 6 x 0.2
+    far = [{"what": "gap", "median": 2.5, "spread": 0.2, "n": 3}]
+    (problem,) = experiments.drift(far, committed, 0.3)
+    assert "> 6 seed-to-seed spreads (1.2, the larger run's)" in problem

