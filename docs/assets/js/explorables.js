@@ -1,5 +1,5 @@
 // Explorables: a slider and a toggle over values the claim tests recorded (results/cpu.json).
-// The page carries those values as JSON inside the figure (sitekit/render.py `figure`); this script
+// The page carries those values as JSON inside the figure (sitekit/macros.py `figure`); this script
 // only picks and draws them, it computes no data point. Without JavaScript the static figure stays.
 // Hand-written SVG: two small line charts do not pay for a charting library's weight.
 (function () {

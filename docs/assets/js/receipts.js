@@ -1,4 +1,4 @@
-/* Receipts: a measured number (a.rcpt, written by sitekit/render.py) opens a small popover with the
+/* Receipts: a measured number (a.rcpt, written by sitekit/receipts.py) opens a small popover with the
    record behind it, on hover, keyboard focus or tap. Without this script each receipt is a plain link
    to its row in the claims ledger. The ledger's filter box lives here too. No dependencies. */
 (function () {

@@ -1,0 +1,256 @@
+"""The page macros that expand to recorded results: value, table, error, code, figure, figref, claim, and
+the sourced ones, fact and sources (facts/facts.toml)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from html import escape
+from typing import Any
+
+from sitekit import contract
+from sitekit.claims import Claim, ClaimError
+from sitekit.page_context import Context, cuda_record, lookup, macro, verified
+from sitekit.receipts import marker, receipt, receipt_line
+from sitekit.typesetting import NUMERIC_TEXT, _inline, column_formats, fmt
+
+
+@macro
+def value(ctx: Context, cid: str, key: str, spec: str = "") -> str:
+    c = verified(ctx, cid)
+    where = f"docs/{ctx.page}: value({cid!r}, {key!r})"
+    raw = lookup(c.values, key, where)
+    if isinstance(raw, str):
+        _check_labels(c, raw, where)
+    shown = fmt(raw, spec, ctx.in_math)
+    gpu = cuda_record(ctx, cid)
+    if gpu is not None:
+        other = fmt(lookup(gpu.values, key, where + " on CUDA"), spec, ctx.in_math)
+        if other != shown:
+            shown = (
+                f"{shown}\\ (\\text{{CPU}}) / {other}\\ (\\text{{CUDA}})"
+                if ctx.in_math
+                else f"{shown} (CPU) / {other} (CUDA)"
+            )
+    if ctx.in_math:
+        return shown
+    return receipt(ctx, c, _inline(shown), key, raw)
+
+
+def _md_table(data: Any, spec: str, where: str) -> str:
+    if not isinstance(data, dict) or set(data) != {"columns", "rows"}:
+        raise ClaimError(f"{where}: record tables as {{'columns': [...], 'rows': [[...], ...]}}")
+    columns = data["columns"]
+    head = "| " + " | ".join(map(str, columns)) + " |"
+    cells = [column_formats([row[i] for row in data["rows"]], spec) for i in range(len(columns))]
+    # Numbers align right (their digits line up); a column of words or sentences reads from the left.
+    numeric = [
+        i > 0 and all(isinstance(row[i], (int, float)) and not isinstance(row[i], bool) for row in data["rows"])
+        for i in range(len(columns))
+    ]
+    rule = "|" + "|".join(" ---: " if n else " --- " for n in numeric) + "|"
+    body = [
+        "| " + " | ".join(cells[i][r].replace("|", "\\|") for i in range(len(columns))) + " |"
+        for r in range(len(data["rows"]))
+    ]
+    return "\n".join([head, rule, *body])
+
+
+def tabs(cpu_block: str, cuda_block: str | None, ctx: Context) -> str:
+    """CPU and CUDA variants as content tabs (CPU alone when CUDA has not run this code)."""
+    if cuda_block is None:
+        return cpu_block
+    indent = lambda text: "\n".join(("    " + line) if line else "" for line in text.splitlines())  # noqa: E731
+    gpu = ctx.cuda_provenance.get("gpu", "CUDA")
+    return f'=== "CPU"\n\n{indent(cpu_block)}\n\n=== "CUDA ({gpu})"\n\n{indent(cuda_block)}\n'
+
+
+def _measured(ctx: Context, c: Claim) -> str:
+    gpu = cuda_record(ctx, c.id)
+    return f"Measured on CPU{' and CUDA' if gpu else ''}, torch {c.torch}, {c.recorded_at[:10]}."
+
+
+def _strings(value: Any) -> Iterator[str]:
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for v in value.values():
+            yield from _strings(v)
+    elif isinstance(value, (list, tuple)):
+        for v in value:
+            yield from _strings(v)
+
+
+def label_numbers_unbound(values: dict[str, Any], shown: Any = None) -> list[str]:
+    """Numbers inside the recorded strings a page shows (table labels, a value that is text) that no recorded
+    number of the same claim shows: a label typed as "plain, 8 layers" beside a net built with 22 is refused."""
+    from sitekit.claim_numbers import unbound
+
+    out = []
+    for text in dict.fromkeys(_strings(values if shown is None else shown)):
+        if VERSION_OR_DATE.fullmatch(text.strip()) or NUMERIC_TEXT.fullmatch(text.strip()) or len(text) > 200:
+            continue  # a version ("2.13.0+cpu"), a date, a number the code formatted or a captured message
+        text = INDEX_NAME.sub(" ", text)  # "block 2", "seed 3": an index the code enumerated names a row
+        out += [f"{n} (in {text!r})" for n in unbound(text, values) if "(a bound" not in n and n not in ("0", "1")]
+    return out
+
+
+INDEX_WORDS = "block|layer|step|epoch|seed|position|head|sublayer|stage|round|run|token|model|window|case"
+INDEX_NAME = re.compile(rf"\b(?:{INDEX_WORDS})s?\s+\d+\b", re.I)
+VERSION_OR_DATE = re.compile(r"[\w.+-]*\d+\.\d+\.\d+[\w.+-]*|\d{4}-\d\d-\d\d[\w:+.-]*")
+
+
+def _check_labels(c: Claim, shown: Any, where: str) -> None:
+    problems = label_numbers_unbound(c.values, shown)
+    if problems:
+        raise ClaimError(
+            f"{where}: the recorded text states {', '.join(problems)}, which no number the claim recorded shows. "
+            "Make the label from the object that was built or the grid that was swept (its depth, its width) "
+            "and record that number too"
+        )
+
+
+@macro
+def table(ctx: Context, cid: str, key: str, spec: str = "") -> str:
+    c = verified(ctx, cid)
+    where = f"docs/{ctx.page}: table({cid!r}, {key!r})"
+    data = lookup(c.values, key, where)
+    if isinstance(data, dict) and isinstance(data.get("rows"), list):  # the labels: column names, first column
+        _check_labels(c, [data.get("columns"), [row[0] for row in data["rows"] if row]], where)
+    cpu_block = _md_table(lookup(c.values, key, where), spec, where)
+    gpu = cuda_record(ctx, cid)
+    cuda_block = _md_table(lookup(gpu.values, key, where), spec, where) if gpu else None
+    return tabs(cpu_block, cuda_block, ctx) + "\n\n" + receipt_line(ctx, [c], _measured(ctx, c))
+
+
+@macro
+def error(ctx: Context, cid: str, key: str) -> str:
+    c = verified(ctx, cid)
+    text = str(lookup(c.values, key, f"docs/{ctx.page}: error({cid!r}, {key!r})"))
+    fence = f'``` {{ .text .wrap title="raised when run ({c.device}, torch {c.torch})" }}\n{text}\n```'
+    return fence + "\n\n" + receipt_line(ctx, [c], "Captured from the run.")
+
+
+@macro
+def code(ctx: Context, cid: str, key: str, lang: str = "text") -> str:
+    """A recorded string shown verbatim as a fenced code block (with the theme's copy button)."""
+    if lang.lower() in contract.PYTHON_LANGS:
+        raise ClaimError(
+            f"docs/{ctx.page}: code({cid!r}, ...) shows {lang}; Python listings come from snippets/ "
+            "through --8<-- includes, never from recorded values."
+        )
+    c = verified(ctx, cid)
+    text = str(lookup(c.values, key, f"docs/{ctx.page}: code({cid!r}, {key!r})"))
+    return f"``` {{ .{lang} .wrap }}\n{text}\n```\n\n" + receipt_line(ctx, [c], "Generated by the run.")
+
+
+FIGURE_CALL = re.compile(r"\{\{\s*figure\(\s*(['\"])(?P<name>[^'\"]+)\1")
+MATH = re.compile(r"\\\(.+?\\\)")
+
+
+def _caption_html(text: str) -> str:
+    """Escaped caption text; inline math \\( ... \\) is left for KaTeX, as arithmatex leaves it."""
+    out, last = [], 0
+    for m in MATH.finditer(text):
+        out += [escape(text[last : m.start()]), f'<span class="arithmatex">{escape(m[0])}</span>']
+        last = m.end()
+    return "".join([*out, escape(text[last:])])
+
+
+@macro
+def figure(ctx: Context, name: str, alt: str, caption: str = "") -> str:
+    """One numbered <figure>: the SVG inline (so it follows the colour scheme), its caption, and for
+    an explorable the recorded values it shows, as JSON. Numbers run 1, 2, ... per page in order."""
+    import json
+
+    from sitekit.figures import DRAWN, REGISTRY, inline
+
+    if name not in ctx.figures:
+        raise ClaimError(
+            f"docs/{ctx.page} shows figure {name!r}, which was not drawn: check its name in "
+            "figures/*.py and that every claim it draws from passed (`nox -s tests`)."
+        )
+    spec = REGISTRY[name]
+    drawn_from = [verified(ctx, cid) for cid in spec.claims]
+    values = {c.id: c.values for c in drawn_from}
+    numbers = ctx.figure_numbers
+    number = numbers.setdefault(name, len(numbers) + 1)
+    drawn = ctx.figures[name]
+    devices = [("cpu", "CPU")]
+    if spec.claims and "cuda" in drawn and all(cuda_record(ctx, cid) for cid in spec.claims):
+        devices.append(("cuda", f"CUDA ({ctx.cuda_provenance.get('gpu', 'GPU')})"))
+    parts = []
+    for device, label in devices:
+        svg = DRAWN.get(drawn[device])
+        if svg is None:  # drawn, but not through this build's hook (a test): link the file
+            body = f'<img src="{ctx.link(drawn[device])}" alt="{escape(alt)}">'
+        else:
+            prefix = f"fig-{name}" + ("" if device == "cpu" else f"-{device}")
+            body = inline(svg, prefix, f"Figure {number}", alt)
+        if len(devices) > 1:
+            body = f'<div class="rs-figure-variant"><p class="rs-figure-device">{label}</p>{body}</div>'
+        parts.append(body)
+    data = ""
+    if spec.explore is not None:
+        payload = json.dumps(spec.explore(values)).replace("</", "<\\/")
+        data = f'<script type="application/json" class="rs-explorable-data">{payload}</script>'
+    words = caption or spec.caption
+    figcaption = f'<span class="rs-figure-number">Figure {number}.</span> {_caption_html(words)}'.strip()
+    explorable = f' data-explorable="{name}"' if spec.explore is not None else ""
+    html = (
+        f'<figure class="rs-figure" id="figure-{name}"{explorable}>'
+        + "".join(parts)
+        + data
+        + f"<figcaption>{figcaption}</figcaption></figure>"
+    )
+    html = "\n".join(line for line in html.splitlines() if line.strip())
+    return html + "\n\n" + receipt_line(ctx, drawn_from, "Drawn from the records.") if drawn_from else html
+
+
+@macro
+def figref(ctx: Context, name: str) -> str:
+    """A link to a figure on this page by its number ("Figure 2"), wherever on the page it is shown."""
+    order = [m["name"] for m in FIGURE_CALL.finditer(ctx.source)]
+    if name not in order:
+        raise ClaimError(f"docs/{ctx.page}: figref({name!r}) names a figure this page does not show")
+    return f"[Figure {list(dict.fromkeys(order)).index(name) + 1}](#figure-{name})"
+
+
+@macro
+def claim(ctx: Context, cid: str) -> str:
+    """A receipt marker, or nothing where this paragraph (or the table or figure just above it) already
+    carries the claim's receipt."""
+    c = verified(ctx, cid)
+    if cid in ctx.block or cid in ctx.previous or ctx.in_math:
+        return ""
+    return marker(ctx, c)
+
+
+@macro
+def fact(ctx: Context, fid: str, spec: str = "", unit: bool = True) -> str:
+    """A sourced fact (facts/facts.toml), linked to its entry on the Sources page, its source on hover."""
+    from sitekit import facts
+
+    try:
+        reg = facts.registry()
+        number = reg.value(fid)
+    except facts.FactError as err:
+        raise ClaimError(f"docs/{ctx.page}: fact({fid!r}): {err}") from None
+    f = reg.facts[fid]
+    shown = format(number, spec) if spec else facts.display(number)
+    title = "; ".join(f"{reg.works[s.work].cite}, {s.where}" for s in reg.sources(fid))
+    title = title.replace('"', "'").replace("|", "/")  # a title inside a table cell
+    return (
+        f'[{shown}{f.unit if unit else ""}]({ctx.link("module/sources.md")}#{facts.anchor(fid)} "{title}"){{ .fact }}'
+    )
+
+
+@macro
+def sources(ctx: Context) -> str:
+    """The Sources page's list of works, each with the facts the site takes from it (facts/facts.toml)."""
+    from sitekit import facts
+
+    try:
+        return facts.sources_markdown(facts.registry(), ctx.link)
+    except facts.FactError as err:
+        raise ClaimError(f"docs/{ctx.page}: sources(): {err}") from None

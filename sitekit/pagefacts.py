@@ -1,0 +1,108 @@
+"""The line under a page's title (what it rests on, where it was verified, reading time), the hardware()
+macro, and the walk over a page's lines outside code fences."""
+
+from __future__ import annotations
+
+import datetime as dt
+import math
+import re
+from collections.abc import Iterator
+
+from sitekit.page_context import Context, cuda_record, macro
+from sitekit.receipts import _device_line, _threads, page_anchor
+
+FENCE_LINE = re.compile(r"^\s*(`{3,}|~{3,})")
+
+
+@macro
+def hardware(ctx: Context) -> str:
+    """Where the recorded claims ran: the CPU, and the GPU or a line saying CUDA has not run."""
+    cpu = ctx.cpu_provenance
+    lines = [
+        f"- **CPU:** {cpu.get('cpu') or cpu.get('processor', '?')}, {_threads(cpu.get('threads', '?'))}, "
+        f"torch {cpu.get('torch', '?')}, run {str(cpu.get('date', '?'))[:10]}"
+    ]
+    gpu = ctx.cuda_provenance
+    if gpu:
+        lines.append(
+            f"- **CUDA:** {gpu.get('gpu', '?')} (driver {gpu.get('driver') or '?'}, CUDA {gpu.get('cuda', '?')}), "
+            f"torch {gpu.get('torch', '?')}, run {str(gpu.get('date', '?'))[:10]}"
+        )
+    else:
+        lines.append(
+            "- **CUDA:** not run yet. No `results/cuda.json` is recorded; `bash scripts/gpu_verify.sh` on a GPU "
+            "host records one, and every number and figure below then shows CPU and CUDA side by side."
+        )
+    return "\n".join(lines)
+
+
+# The line under a page's title.
+
+
+def _day(iso: str) -> str:
+    return f"{dt.date.fromisoformat(iso[:10]):%-d %B %Y}"
+
+
+def outside_fences(markdown: str) -> Iterator[tuple[str, bool]]:
+    """Each line of `markdown` with whether it is prose (outside a fenced block and not a fence line)."""
+    fence = None
+    for line in markdown.split("\n"):
+        m = FENCE_LINE.match(line)
+        if fence is None and m:
+            fence = m[1]
+            yield line, False
+        elif fence is not None:
+            if line.strip().startswith(fence):
+                fence = None
+            yield line, False
+        else:
+            yield line, True
+
+
+def reading_minutes(markdown: str, words_per_minute: int = 200) -> int:
+    """Minutes to read a page's prose: fenced code, macros and HTML tags are not counted."""
+    prose = [line for line, is_prose in outside_fences(markdown) if is_prose]
+    text = re.sub(r"<[^>]+>|\{\{.*?\}\}", " ", "\n".join(prose))
+    return max(1, math.ceil(len(re.findall(r"[A-Za-z0-9]+", text)) / words_per_minute))
+
+
+def page_facts(ctx: Context, part: tuple[int, int] | None, minutes: int) -> str:
+    """One line: where this part sits, how long it reads, and the claims it rests on (Markdown)."""
+    bits = []
+    if part is not None:
+        bits.append(f"Part {part[0]} of {part[1]}")
+    bits.append(f"{minutes} min read")
+    cited = sorted(ctx.cited & set(ctx.cpu))
+    if cited:
+        records = [ctx.cpu[cid] for cid in cited]
+        dates = sorted({c.recorded_at[:10] for c in records})
+        when = _day(dates[-1]) if len(dates) == 1 else f"between {_day(dates[0])} and {_day(dates[-1])}"
+        torches = ", ".join(sorted({c.torch for c in records}))
+        n = len(cited)
+        gpu = sum(1 for cid in cited if cuda_record(ctx, cid) is not None)
+        where = _device_line(records[0], ctx.cpu_provenance)
+        if gpu:
+            where += f" and, for {gpu} of them, CUDA ({ctx.cuda_provenance.get('gpu', 'GPU')})"
+        ledger = ctx.link("claims.md")
+        if any(c.page == ctx.page for c in ctx.cpu.values()):
+            ledger += f"#{page_anchor(ctx.page)}"
+        bits.append(
+            f"rests on [{n} measured claim{'s' if n != 1 else ''}]({ledger}), verified on {where} "
+            f"with torch {torches}, {when}"
+        )
+    line = " · ".join(bits)
+    return line[0].upper() + line[1:] + "\n{ .page-facts }"
+
+
+def with_page_facts(markdown: str, facts: str) -> str:
+    """`facts` as a paragraph right under the page's first H1 (at the top where there is none)."""
+    lines, fence = markdown.split("\n"), None
+    for i, line in enumerate(lines):
+        m = FENCE_LINE.match(line)
+        if fence is None and m:
+            fence = m[1]
+        elif fence is not None and line.strip().startswith(fence):
+            fence = None
+        elif fence is None and line.startswith("# "):
+            return "\n".join([*lines[: i + 1], "", facts, "", *lines[i + 1 :]])
+    return facts + "\n\n" + markdown
