@@ -35,23 +35,27 @@ def result(results):
 
 
 @pytest.mark.claim(
-    "In the trained 6-block model (one seed), the logit lens loss falls by more than 1 nat from the embedding to "
-    "the last block, and no block raises it by more than 0.05; in the untrained model it does not fall.",
+    "In each of the 5 trained 6-block models (one per seed), the logit lens loss falls by more than 1 nat from the "
+    "embedding to the last block, and no block raises it by more than 0.05; in the untrained models it does not "
+    "fall.",
     page=PAGE,
     experiment=EXPERIMENT,
     tolerance=TOLERANCE,
 )
 def test_logit_lens_loss_falls_block_by_block(claim, result, results, seeds):
-    def falls(losses: list[float]) -> None:
-        above("lens loss at the embedding − after the last block (nats)", losses[0] - losses[-1], LENS_DROP)
+    # Every model, not only the one the page reads: one model's values move with the processor much as a new seed's
+    # would (the largest rise was -0.338 on one machine and -0.402 on another), and only several models give the
+    # seed-to-seed spread that a fresh run on another processor is compared with.
+    def falls(curves: list[list[float]]) -> None:
+        above("lens loss at the embedding − after the last block (nats)", [c[0] - c[-1] for c in curves], LENS_DROP)
         below(
             "largest rise of the lens loss over one block (nats)",
-            max(b - a for a, b in itertools.pairwise(losses)),
+            [max(b - a for a, b in itertools.pairwise(c)) for c in curves],
             LENS_SLACK,
         )
 
-    claim.check(falls, result.lens_loss)
-    claim.rejects(falls, result.untrained_lens_loss, because="the same model before training")
+    claim.check(falls, [r.lens_loss for r in results])
+    claim.rejects(falls, [r.untrained_lens_loss for r in results], because="the same models before training")
     rows = [
         [("embedding" if k == 0 else f"block {k}"), result.lens_loss[k], result.lens_agree[k]]
         for k in range(result.depth + 1)
@@ -64,6 +68,10 @@ def test_logit_lens_loss_falls_block_by_block(claim, result, results, seeds):
         untrained_agree=result.untrained_lens_agree,
         drop=result.lens_loss[0] - result.lens_loss[-1],
         untrained_drop=result.untrained_lens_loss[0] - result.untrained_lens_loss[-1],
+        drops=[r.lens_loss[0] - r.lens_loss[-1] for r in results],
+        drop_min=min(r.lens_loss[0] - r.lens_loss[-1] for r in results),
+        drop_max=max(r.lens_loss[0] - r.lens_loss[-1] for r in results),
+        models=len(results),
         embedding_agree=result.lens_agree[0],
         slack=LENS_SLACK,
         blocks=result.depth,
