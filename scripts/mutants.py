@@ -259,6 +259,22 @@ MUTANTS = (
         listing="scaled",
     ),
     Mutant(
+        "hc-mix-starts-at-ones",
+        "the mixing matrix starts as all ones instead of the identity: every copy becomes the sum of the copies",
+        "snippets/encyclopedia/hyper_connections.py",
+        "self.mix = nn.Parameter(torch.eye(n))",
+        "self.mix = nn.Parameter(torch.ones(n, n))",
+        listing="block",
+    ),
+    Mutant(
+        "sinkhorn-never-normalises-columns",
+        "the second division uses the row sums again: the columns no longer sum to 1 and the product can grow",
+        "snippets/encyclopedia/hyper_connections.py",
+        "P = P / P.sum(-2, keepdim=True)",
+        "P = P / P.sum(-1, keepdim=True)",
+        listing="sinkhorn",
+    ),
+    Mutant(
         "drop-path-keep-as-flag",
         "keep[l] is read as a yes/no flag, so a kept write is added unscaled instead of times keep[l] = 1/(1 − p_l)",
         "snippets/encyclopedia/ensembles.py",

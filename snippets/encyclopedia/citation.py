@@ -213,6 +213,35 @@ def records(site_url: str = SITE_URL) -> dict[str, tuple[Work, ...]]:
                 note="Published in the Proceedings of ICML 2025",
             ),
         ),
+        "hyper-connections": (
+            entry(
+                "hyperconnections2026",
+                "Hyper-Connections",
+                "hyper-connections",
+                site_url,
+            ),
+            arxiv(
+                "zhu2024hyper",
+                "Hyper-Connections",
+                2024,
+                "2409.19606",
+                "cs.LG",
+                "Defa Zhu; Hongzhi Huang; Zihao Huang; Yutao Zeng; Yunyao Mao; Banggu Wu;"
+                " Qiyang Min; Xun Zhou",
+                note="Published in the Proceedings of ICLR 2025",
+            ),
+            arxiv(
+                "xie2025mhc",
+                "mHC: Manifold-Constrained Hyper-Connections",
+                2025,
+                "2512.24880",
+                "cs.AI",
+                "Zhenda Xie; Yixuan Wei; Huanqi Cao; Chenggang Zhao; Chengqi Deng; Jiashi Li;"
+                " Damai Dai; Huazuo Gao; Jiang Chang; Liang Zhao; Shangyan Zhou; Zhean Xu;"
+                " Zhengyan Zhang; Wangding Zeng; Shengding Hu; Yuqing Wang; Jingyang Yuan;"
+                " Lean Wang; Wenfeng Liang",
+            ),
+        ),
     }
 
 

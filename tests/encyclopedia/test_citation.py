@@ -119,6 +119,19 @@ def test_normalisation_placement_citation_parses_to_the_same_works(claim):
     claim.record(bibtex=r.bibtex, csl_json=r.csl_json, ris=r.ris, works=len(snippet.ENTRIES["normalisation-placement"]))
 
 
+@pytest.mark.claim(
+    "BibTeX, CSL-JSON and RIS generated from the entry's one record parse (bibtexparser, a CSL schema, rispy) to "
+    "the same works: the entry, Zhu et al. (Hyper-Connections) and Xie et al. (mHC), each author separate.",
+    page="encyclopedia/hyper-connections.md",
+    device_independent=TEXT,
+    identity=ROUND_TRIP,
+)
+def test_hyper_connections_citation_parses_to_the_same_works(claim):
+    r = snippet.measure(slug="hyper-connections")
+    claim.check(agree_entry, r.bibtex, r.csl_json, r.ris, "hyper-connections")
+    claim.record(bibtex=r.bibtex, csl_json=r.csl_json, ris=r.ris, works=len(snippet.ENTRIES["hyper-connections"]))
+
+
 def parse_all(bib: str, csl_json: str, ris: str) -> dict[str, list[dict]]:
     """Each format through a real parser, reduced to (key/title, year, family names, arXiv id, URL) per work."""
     library = bibtexparser.parse_string(
