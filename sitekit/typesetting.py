@@ -16,7 +16,8 @@ from sitekit.claims import ClaimError
 SUPERSCRIPT = str.maketrans("0123456789-+", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺")
 MINUS = "\u2212"
 NNBSP = "\u202f"  # narrow no-break space around the × of a power of ten
-E_NUMBER = re.compile(r"(?<![\w.])(?P<mant>\d+(?:\.\d*)?)[eE](?P<sign>[+-]?)(?P<exp>\d+)(?![\w.])")
+# A number may end a sentence ("below 1e-6."): only a digit after a dot makes it part of something longer.
+E_NUMBER = re.compile(r"(?<![\w.])(?P<mant>\d+(?:\.\d*)?)[eE](?P<sign>[+-]?)(?P<exp>\d+)(?!\w|\.\d)")
 NUMERIC_TEXT = re.compile(r"[+-]?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?%?")
 
 

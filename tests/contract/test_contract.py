@@ -383,6 +383,13 @@ def test_numbers_are_typeset_as_a_reader_expects(value, spec, prose, tex):
     assert render.fmt(value, spec, math_mode=True) == tex
 
 
+def test_a_number_that_ends_a_sentence_is_typeset_and_a_version_is_not():
+    # The ledger prints claim sentences through typeset(): "below 1e-6." stayed raw while the final dot counted as
+    # part of the number.
+    assert render.typeset("the largest difference is below 1e-6.") == "the largest difference is below 10⁻⁶."
+    assert render.typeset("torch 1.2e3.4") == "torch 1.2e3.4"
+
+
 def test_a_table_column_keeps_one_notation_and_its_significant_figures():
     assert render.column_formats([0.000977, 0.000244, 6.1e-05], ".3g") == [
         f"9.77{NNBSP}×{NNBSP}10⁻⁴",
