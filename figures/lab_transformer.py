@@ -13,7 +13,8 @@ LENS = "logit_lens_loss_falls_block_by_block"
 DLA = "direct_logit_attribution_sums_to_the_logit"
 PATCH = "patching_finds_the_character_carried_by_several_blocks"
 SHALLOW = "every_variant_trains_at_its_best_rate_at_6_blocks"
-DEEP = "every_variant_trains_at_its_best_rate_at_24_blocks"
+DEEP = "prenorm_and_postnorm_train_at_their_best_rates_at_24_blocks"
+DEEP_WARM = "warmup_postnorm_trains_at_its_best_rate_at_24_blocks"  # the same sweep's warm-up half
 
 # Each variant's look in sitekit/style.py.
 LOOK = {
@@ -57,7 +58,7 @@ def final_losses(values: Values) -> Any:
 
 @figure(
     "lab2-rate-sweep",
-    claims=[SHALLOW, DEEP],
+    claims=[SHALLOW, DEEP, DEEP_WARM],
     caption="Held-out loss after training against the learning rate, for each variant at each depth: the "
     "median over seeds, with a bar from the lowest seed to the highest; the dotted line is the loss of "
     "predicting each character from its frequency alone.",
@@ -66,10 +67,11 @@ def rate_sweep(values: Values) -> Any:
     import matplotlib.pyplot as plt
 
     fig, axes = plt.subplots(1, 2, figsize=(6.8, 3.9), sharey=True)
-    for ax, cid in zip(axes, (SHALLOW, DEEP), strict=True):
-        v = values[cid]
-        for i, name in enumerate(v["best"]):
-            rows = [row for row in v["table"]["rows"] if row[0] == name]
+    for ax, cids in zip(axes, ((SHALLOW,), (DEEP, DEEP_WARM)), strict=True):
+        v = values[cids[0]]
+        table = [row for cid in cids for row in values[cid]["table"]["rows"]]
+        for i, name in enumerate(name for cid in cids for name in values[cid]["best"]):
+            rows = [row for row in table if row[0] == name]
             rate = [row[1] * (1.09 ** (i - 1)) for row in rows]  # nudged apart: the bars would overlap
             median = [row[2] for row in rows]
             spread = [[row[2] - row[3] for row in rows], [row[4] - row[2] for row in rows]]

@@ -247,15 +247,22 @@ def measure(
     seeds: int = 3,
     depth: int = 24,
     grids: dict[str, tuple[float, ...]] | None = None,
+    variants: tuple[str, ...] = tuple(VARIANTS),
 ) -> dict:
-    """Train every variant x rate x seed at one depth side by side; score on held-out text.
+    """Train each variant x rate x seed at one depth side by side; score on held-out text.
 
-    grids: each variant's learning rates (default: LRS for every variant).
+    grids: each variant's learning rates (default: LRS for every variant); variants: which of
+    VARIANTS to train (the models never mix: leaving one out leaves the others' training alone).
     """
+    unknown = sorted(set(variants) - set(VARIANTS))
+    if unknown:
+        raise ValueError(
+            f"sweep.measure: unknown variants {unknown}; choose from {list(VARIANTS)}"
+        )
     text = load()
-    grid = {v: tuple((grids or {}).get(v, LRS)) for v in VARIANTS}
+    grid = {v: tuple((grids or {}).get(v, LRS)) for v in variants}
     seed_list = list(range(seed, seed + seeds))
-    runs = [(v, s, r) for v in VARIANTS for s in seed_list for r in grid[v]]
+    runs = [(v, s, r) for v in variants for s in seed_list for r in grid[v]]
     start = time.process_time()
     with one_thread():
         built = []
@@ -272,7 +279,7 @@ def measure(
         final = held_out_loss(P, pre, x, y)
         probe = x[:16]  # held-out windows the write ratios are read on
         out = {}
-        for v in VARIANTS:
+        for v in variants:
             rates = grid[v]
             idx = {(s, r): runs.index((v, s, r)) for s in seed_list for r in rates}
             best = {

@@ -7,16 +7,14 @@ import pytest
 
 from sitekit import runs
 from sitekit.margins import above, below
-from snippets.lab_transformer import stream, sweep
+from snippets.lab_transformer import sweep
 from snippets.lab_transformer import train_shallow as snippet
+from tests.lab_transformer import sweep_checks
+from tests.lab_transformer.sweep_checks import TOLERANCE
 
 PAGE = "module/lab-transformer-stream.md"
 SEEDS = 3
 EXPERIMENT = "trains 3 variants x 4 learning rates x 3 seeds of a 6-block character transformer, 1,500 steps each"
-# Trained models: not measured between kernels for this file (see the report); twice the floor for trained runs.
-TOLERANCE = 0.1
-TRAINS = 0.5  # nats below the unigram loss: far more learned than the character counts give
-GAP = 0.03  # nats: a paired difference this large is about 1 % of the loss, well beyond rounding
 SAME = 0.05  # nats: a change smaller than this is small next to what placement does at its best rate
 
 
@@ -35,40 +33,7 @@ def r(device, seeds):
     tolerance=TOLERANCE,
 )
 def test_every_variant_trains_at_its_best_rate_at_6_blocks(claim, r):
-    def trains(losses: dict, best: dict, unigram: float) -> None:
-        for name, values in losses.items():
-            assert 0 < sweep.LRS.index(best[name]) < len(sweep.LRS) - 1, f"{name}: best rate at the grid's edge"
-            above(
-                f"{name}: unigram loss − held-out loss at its best rate (nats)", [unigram - v for v in values], TRAINS
-            )
-
-    sweeps = r["sweeps"]
-    best = {name: sw.best_rate() for name, sw in sweeps.items()}
-    claim.check(trains, {name: sw.at_best() for name, sw in sweeps.items()}, best, r["unigram"])
-    claim.rejects(
-        trains, {name: sw.init_loss for name, sw in sweeps.items()}, best, r["unigram"], because="before training"
-    )
-    claim.record(
-        table=sweep.summary_table(r["sweeps"]),
-        best=best,
-        at_best={name: statistics.median(sw.at_best()) for name, sw in sweeps.items()},
-        at_best_low={name: min(sw.at_best()) for name, sw in sweeps.items()},
-        at_best_high={name: max(sw.at_best()) for name, sw in sweeps.items()},
-        init={name: statistics.median(sw.init_loss) for name, sw in sweeps.items()},
-        unigram=r["unigram"],
-        lrs=list(sweep.LRS),
-        rates=len(sweep.LRS),
-        steps=sweep.STEPS,
-        warmup=sweep.WARMUP,
-        batch=sweep.BATCH,
-        context=stream.CONTEXT,
-        d=stream.D,
-        heads=stream.HEADS,
-        depth=snippet.DEPTH,
-        windows=sweep.EVAL_WINDOWS,
-        cpu_seconds=r["cpu_seconds"],
-        seeds=SEEDS,
-    )
+    claim.record(**sweep_checks.check_trains(claim, r), lrs=list(sweep.LRS))
 
 
 @pytest.mark.claim(
@@ -80,32 +45,7 @@ def test_every_variant_trains_at_its_best_rate_at_6_blocks(claim, r):
     tolerance=TOLERANCE,
 )
 def test_prenorm_beats_postnorm_at_each_best_rate_at_6_blocks(claim, r):
-    def ahead(pre: list[float], post: list[float]) -> None:
-        above(
-            "post-norm − pre-norm held-out loss, per seed (nats)", [b - a for a, b in zip(pre, post, strict=True)], GAP
-        )
-
-    pre, post = r["sweeps"]["pre-norm"], r["sweeps"]["post-norm"]
-    shared = post.best_rate()  # post-norm's best rate, where pre-norm is not at its own best
-    claim.check(ahead, pre.at_best(), post.at_best())
-    claim.rejects(ahead, pre.loss[shared], post.loss[shared], because="both at post-norm's best rate")
-    diffs = [b - a for a, b in zip(pre.at_best(), post.at_best(), strict=True)]
-    shared_diffs = [b - a for a, b in zip(pre.loss[shared], post.loss[shared], strict=True)]
-    claim.record(
-        diffs=diffs,
-        diff_median=statistics.median(diffs),
-        diff_min=min(diffs),
-        diff_max=max(diffs),
-        shared_rate=shared,
-        shared_diffs=shared_diffs,
-        shared_min=min(shared_diffs),
-        shared_max=max(shared_diffs),
-        pre_best=pre.best_rate(),
-        post_best=post.best_rate(),
-        gap=GAP,
-        depth=snippet.DEPTH,
-        seeds=SEEDS,
-    )
+    claim.record(**sweep_checks.check_ahead(claim, r))
 
 
 @pytest.mark.claim(
