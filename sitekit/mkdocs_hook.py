@@ -20,7 +20,20 @@ from mkdocs.exceptions import PluginError
 from mkdocs.plugins import event_priority
 from mkdocs.structure.files import File, Files
 
-from sitekit import claims, contract, csp, facts, figures, lightpage, mathrender, numbers, render
+from sitekit import (
+    claims,
+    contract,
+    csp,
+    facts,
+    figures,
+    html_stage,
+    lightpage,
+    mathrender,
+    numbers,
+    numbers_notebook,
+    render,
+    rendered,
+)
 from sitekit import parts as part_refs
 
 _state: dict[str, Any] = {}
@@ -77,6 +90,7 @@ def on_files(files: Files, config: Any) -> Files:
                 continue
             uri = f"figures/{name}.svg" if device == "cpu" else f"figures/{name}.cuda.svg"
             files.append(File.generated(config, uri, content=svg))
+            rendered.write(uri, svg)
             figures.DRAWN[uri] = svg  # the `figure` macro puts the drawing itself into the page
             drawn.setdefault(name, {})[device] = uri
     _state["drawn"] = drawn
@@ -86,12 +100,14 @@ def on_files(files: Files, config: Any) -> Files:
         source = claims.ROOT / path
         if source.is_file():
             files.append(File.generated(config, f"{render.SOURCE_DIR}/{path}", content=source.read_bytes()))
+            rendered.write(f"{render.SOURCE_DIR}/{path}", source.read_bytes())
             _state["sources"].add(path)
     for uri, source in PUBLISHED.items():
         path = claims.ROOT / source
         if path.is_file():
             # A real file under a src_dir (not File.generated): mkdocs-jupyter's wrapper needs one.
             _stage(path, STAGE / uri)
+            rendered.write(uri, path.read_bytes())
             files.append(File(uri, str(STAGE), config.site_dir, config.use_directory_urls))
         elif _state["strict"]:
             raise PluginError(f"{source} is missing: the tests write it; run `nox -s tests` first.")
@@ -149,39 +165,13 @@ def on_nav(nav: Any, config: Any, files: Files) -> Any:
     return nav
 
 
-# A listing's title is "What the code is · snippets/<topic>/<name>.py" (or the bare path): the path
-# becomes a link to the published source, and the first listing of a file gets an id receipts link to.
-LISTING_TITLE = re.compile(
-    r'<div class="(?P<cls>[^"]*highlight[^"]*)"><span class="filename">(?P<label>(?:[^<]*? · )?)'
-    r"(?P<path>snippets/[\w/.-]+\.py)</span>"
-)
-
-
-def listing_links(html: str, page_uri: str) -> str:
-    seen: set[str] = set()
-    here = render.Context(page=page_uri, cpu={})
-
-    def link(m: re.Match[str]) -> str:
-        path = m["path"]
-        ident = "" if path in seen else f' id="{render.listing_anchor(path)}"'
-        seen.add(path)
-        href = here.url(f"{render.SOURCE_DIR}/{path}")
-        return (
-            f'<div class="{m["cls"]} listing"{ident}><span class="filename">{m["label"]}'
-            f'<a href="{href}" title="The whole file">{path}</a></span>'
-        )
-
-    return LISTING_TITLE.sub(link, html)
-
-
 def on_page_content(html: str, page: Any, config: Any, files: Files) -> str:
     def site_file(uri: str) -> bytes | None:
         file = files.get_file_from_path(uri)
         return file.content_bytes if file else None
 
-    html = lightpage.focusable_code(lightpage.lazy_images(html, page.url, site_file))
     if getattr(page, "nb_url", None) is None:  # set by mkdocs-jupyter on notebook pages only
-        html = listing_links(html, page.file.src_uri)
+        html = html_stage.content(html, page.file.src_uri, page.url, site_file)
         data = _state["receipts"].get(page.file.src_uri)
         if data:  # what the receipts' popovers show (docs/assets/js/receipts.js)
             blob = json.dumps(data, ensure_ascii=False, separators=(",", ":")).replace("</", "<\\/")
@@ -190,6 +180,7 @@ def on_page_content(html: str, page: Any, config: Any, files: Files) -> str:
     # include_source copies the .ipynb next to the page; this theme draws no button for it.
     name = os.path.basename(page.file.abs_src_path)
     button = f'<p><a class="md-button" href="{name}" download>Download the notebook ({name})</a></p>\n'
+    html = lightpage.focusable_code(lightpage.lazy_images(html, page.url, site_file))
     html = NOTEBOOK_SCRIPTS.sub("", html)
     try:
         html = figures.notebook_plots(html)  # plots in the site's colours, with their descriptions
@@ -205,7 +196,7 @@ _katex = mathrender.KaTeX()  # one Node process per build; its cache lives as lo
 
 def on_post_page(output: str, page: Any, config: Any) -> str:
     # After the search plugin has read the page: the index keeps the TeX, not KaTeX's markup.
-    output, problems = mathrender.typeset(output, _katex)
+    output, problems = html_stage.finish(output, _katex)
     if problems and _state["strict"]:
         raise PluginError(
             f"docs/{page.file.src_uri}: math that KaTeX cannot typeset "
@@ -213,7 +204,6 @@ def on_post_page(output: str, page: Any, config: Any) -> str:
         )
     for problem in problems:
         log.warning(f"docs/{page.file.src_uri}: {problem}")
-    output = mathrender.preload_fonts(output)
     if getattr(page, "nb_url", None) is not None:
         output = lightpage.slim_notebook(output)
     return csp.protect(output, f"docs/{page.file.src_uri}")  # last: the policy hashes the final scripts
@@ -226,6 +216,7 @@ def on_post_template(output: str, template_name: str, config: Any) -> str:
 
 def on_post_build(config: Any) -> None:
     _katex.close()
+    rendered.copy_static()
 
 
 def on_page_markdown(markdown: str, page: Any, config: Any, files: Files) -> str:
@@ -240,7 +231,7 @@ def on_page_markdown(markdown: str, page: Any, config: Any, files: Files) -> str
             labs=_state.get("labs", {}),
         )
     elif page.file.src_uri.endswith(".ipynb"):  # its markdown cells, bound by its own code and outputs
-        typed = [str(u) for u in numbers.check_notebook(markdown, page.file.src_uri)]
+        typed = [str(u) for u in numbers_notebook.check_notebook(markdown, page.file.src_uri)]
     if typed and _state["strict"]:
         raise PluginError("numbers typed by hand (sitekit/numbers.py, sitekit/parts.py):\n  " + "\n  ".join(typed))
     for problem in typed:  # preview: say it, keep serving
@@ -267,6 +258,8 @@ def on_page_markdown(markdown: str, page: Any, config: Any, files: Files) -> str
     if ctx.cited or uri in _state.get("parts", {}):
         line = render.page_facts(ctx, _state["parts"].get(uri), render.reading_minutes(markdown))
         out = render.with_page_facts(out, line)
+    if uri.endswith(".md"):  # the same page for any other generator (sitekit/rendered.py, nox -s zensical)
+        rendered.page(uri, out, ctx.receipts)
     return out
 
 

@@ -7,7 +7,7 @@ from types import SimpleNamespace
 import pytest
 from mkdocs.exceptions import PluginError
 
-from sitekit import mkdocs_hook, numbers
+from sitekit import mkdocs_hook, numbers, numbers_notebook
 
 
 def typed(markdown: str) -> list[str]:
@@ -177,8 +177,8 @@ def test_a_number_in_a_notebooks_markdown_fails_the_build_naming_notebook_cell_a
 
 def test_a_notebooks_markdown_is_bound_by_its_code_literals_and_its_outputs():
     bound = notebook("Five seeds, 50 blocks deep; the loss ends at 0.25 (printed below), about 2.5e-1.\n")
-    assert numbers.check_notebook(bound, "module/nb.ipynb") == []
-    assert [u.number for u in numbers.check_notebook(notebook("Six seeds, 0.26."), "module/nb.ipynb")] == [
+    assert numbers_notebook.check_notebook(bound, "module/nb.ipynb") == []
+    assert [u.number for u in numbers_notebook.check_notebook(notebook("Six seeds, 0.26."), "module/nb.ipynb")] == [
         "0.26",
         "Six seeds",
     ]

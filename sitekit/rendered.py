@@ -1,0 +1,52 @@
+"""The site as rendered Markdown: every page after the pipeline (checks, macros, typesetting, receipts), in a
+folder that any generator reading plain Markdown + pymdown-extensions can build, with nothing of sitekit's.
+
+The MkDocs build writes it as it goes (mkdocs_hook.py); `nox -s zensical` builds it with Zensical and compares
+the two sites page by page (sitekit/site_compare.py). A file is rewritten only when its bytes change, so a
+preview that watches the tree is not set off by a build that changed nothing.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+
+from sitekit.claims import ROOT
+
+DIR = ROOT / "build" / "rendered"  # git ignores build/
+
+
+def write(uri: str, data: bytes | str, folder: Path = DIR) -> Path:
+    """Write one file of the rendered site (docs path `uri`), atomically, only when it changed."""
+    blob = data.encode("utf-8") if isinstance(data, str) else data
+    path = folder / uri
+    if path.is_file() and path.read_bytes() == blob:
+        return path
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}")
+    tmp.write_bytes(blob)
+    os.replace(tmp, path)
+    return path
+
+
+def page(uri: str, markdown: str, receipts: dict | None = None, folder: Path = DIR) -> Path:
+    """A rendered page; its receipts' popover data goes in as the raw HTML block MkDocs' hook appends."""
+    if receipts:
+        blob = json.dumps(receipts, ensure_ascii=False, separators=(",", ":")).replace("</", "<\\/")
+        markdown = markdown.rstrip("\n") + f'\n\n<script type="application/json" id="receipt-data">{blob}</script>\n'
+    return write(uri, markdown, folder)
+
+
+def copy_static(docs: Path = ROOT / "docs", folder: Path = DIR) -> int:
+    """Everything under docs/ that is not a page (styles, scripts, fonts, images): copied as it is."""
+    n = 0
+    for source in sorted(docs.rglob("*")):
+        if source.is_file() and source.suffix not in (".md", ".ipynb"):
+            target = folder / source.relative_to(docs)
+            if not target.is_file() or target.read_bytes() != source.read_bytes():
+                target.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copyfile(source, target)
+            n += 1
+    return n
