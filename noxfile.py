@@ -190,7 +190,9 @@ HELD_OUT = {  # CI's second condition: seeds no threshold was set against, torch
 }
 
 
-HELD_OUT_ROTATION = 4  # the held-out condition runs every experiment file once in this many commits (3 put CI over 45 min)
+HELD_OUT_ROTATION = (
+    4  # the held-out condition runs every experiment file once in this many commits (3 put CI over 45 min)
+)
 
 
 def _rotation_slot() -> str:
@@ -264,6 +266,33 @@ def docs(session: nox.Session) -> None:
     if not any(_CLAIMS_RAN):  # after `nox -s tests` in the same call, the claims have just run
         _pytest_claims(session, py, claim_dirs(), fresh)
     session.run(str(py), "-m", "mkdocs", "build", "--strict", *args, external=True)
+
+
+ZENSICAL = ROOT / "requirements" / "zensical.txt"
+
+
+@nox.session
+def zensical(session: nox.Session) -> None:
+    """Build the rendered pages (build/rendered/, which `docs` writes) with a pinned Zensical as well, and compare
+    the two sites page by page: visible text, headings, figures, receipts (scripts/zensical_build.py).
+
+    Zensical runs no MkDocs hooks or plugins, so it builds what the pipeline rendered; run `docs` first.
+    """
+    py = site_env(session)
+    env = ROOT / ".nox" / "zensical"
+    stamp, want = env / ".pins-sha256", hashlib.sha256(ZENSICAL.read_bytes()).hexdigest()
+    if not (stamp.exists() and stamp.read_text() == want):
+        shutil.rmtree(env, ignore_errors=True)
+        session.run_install(_base_python(), "-m", "venv", str(env), external=True)
+        session.run_install(str(env / "bin" / "python"), "-m", "pip", "install", "-q", PIP, external=True)
+        session.run_install(
+            str(env / "bin" / "python"), "-m", "pip", "install", "-q", "-r", str(ZENSICAL), external=True
+        )
+        stamp.write_text(want)
+    site = os.environ.get("SITE_DIR", "site")
+    session.run(
+        str(py), "scripts/zensical_build.py", "--zensical", str(env / "bin" / "zensical"), "--site", site, external=True
+    )
 
 
 @nox.session
