@@ -50,6 +50,24 @@ def _drop(nav: list, gone: tuple[str, ...]) -> list:
     return out
 
 
+# Overrides that are copies of a Material partial with one change: Zensical's theme has its own version of
+# the partial (its search box is laid out differently), so the copy would break its header.
+MATERIAL_COPIES = ("partials/search.html",)
+
+
+def _overrides(source: Path) -> Path:
+    target = ROOT / "build" / "zensical-overrides"
+    shutil.rmtree(target, ignore_errors=True)
+    shutil.copytree(
+        source,
+        target,
+        ignore=lambda d, names: [
+            n for n in names if f"{Path(d).relative_to(source).as_posix()}/{n}".lstrip("./") in MATERIAL_COPIES
+        ],
+    )
+    return target
+
+
 def config(out: Path) -> Path:
     """mkdocs.yml for Zensical: no hook, no plugins, the rendered pages as docs_dir (written next to them)."""
     cfg = yaml.load((ROOT / "mkdocs.yml").read_text(encoding="utf-8"), Loader=_Loader)
@@ -60,8 +78,8 @@ def config(out: Path) -> Path:
     cfg["site_dir"] = os.path.relpath(out, path.parent)
     cfg["nav"] = _drop(cfg["nav"], NOT_PORTED)
     theme = cfg.get("theme", {})
-    if theme.get("custom_dir"):
-        theme["custom_dir"] = str(ROOT / theme["custom_dir"])
+    if theme.get("custom_dir"):  # the overrides, less the copies of Material's own partials (MATERIAL_COPIES)
+        theme["custom_dir"] = os.path.relpath(_overrides(ROOT / theme["custom_dir"]), path.parent)
     path.write_text(yaml.safe_dump(cfg, sort_keys=False, allow_unicode=True), encoding="utf-8")
     return path
 
