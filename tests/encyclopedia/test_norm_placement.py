@@ -10,6 +10,7 @@ from sitekit.margins import above, below, between
 from snippets.encyclopedia import norm_placement as snippet
 
 PAGE = "encyclopedia/normalisation-placement.md"
+EXAMPLE_LAYERS = 100  # a depth to read DeepNorm's constants at (the quiz's worked example)
 CPU_ONLY = "the snippet builds every stack in float64 on the CPU whatever the device"
 
 
@@ -192,6 +193,9 @@ def test_deepnorm_constants_fix_the_update_budget(claim, r):
         alpha_only_largest=r.budgets["alpha"][-1][0],
         post_largest=r.budgets["post"][-1][0],
         max_error=max(abs(s - 0.5) / 0.5 for s, _ in r.budgets["deepnorm"]),
+        example_layers=EXAMPLE_LAYERS,  # the quiz asks for the constants at this depth
+        example_alpha=snippet.deepnorm_constants(EXAMPLE_LAYERS)[0],
+        example_beta=snippet.deepnorm_constants(EXAMPLE_LAYERS)[1],
     )
 
 
