@@ -242,6 +242,37 @@ def records(site_url: str = SITE_URL) -> dict[str, tuple[Work, ...]]:
                 " Lean Wang; Wenfeng Liang",
             ),
         ),
+        "depth-scaling": (
+            entry("depthscaling2026", "Depth Scaling", "depth-scaling", site_url),
+            arxiv(
+                "chen2018neural",
+                "Neural Ordinary Differential Equations",
+                2018,
+                "1806.07366",
+                "cs.LG",
+                "Ricky T. Q. Chen; Yulia Rubanova; Jesse Bettencourt; David Duvenaud",
+                note="Published in Advances in NeurIPS 31 (2018)",
+            ),
+            arxiv(
+                "marion2022scaling",
+                "Scaling ResNets in the Large-depth Regime",
+                2022,
+                "2206.06929",
+                "stat.ML",
+                "Pierre Marion; Adeline Fermanian; Gérard Biau; Jean-Philippe Vert",
+                note="Published in the Journal of Machine Learning Research 26 (2025)",
+            ),
+            arxiv(
+                "dey2025completep",
+                "Don't be lazy: CompleteP enables compute-efficient deep transformers",
+                2025,
+                "2505.01618",
+                "cs.LG",
+                "Nolan Dey; Bin Claire Zhang; Lorenzo Noci; Mufan Li; Blake Bordelon;"
+                " Shane Bergsma; Cengiz Pehlevan; Boris Hanin; Joel Hestness",
+                note="Published in Advances in NeurIPS 38 (2025)",
+            ),
+        ),
     }
 
 
