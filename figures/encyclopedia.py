@@ -1,7 +1,8 @@
-"""Figures of the encyclopedia entry "The Residual Stream", drawn from the recorded depth profile."""
+"""Figures of the encyclopedia entries, drawn from their recorded claims."""
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from sitekit.figures import Values, figure
@@ -71,6 +72,48 @@ def norm_placement(values: Values) -> Any:
     right.set_ylabel(r"output change, $\|\Delta y\| / \|y\|$")
     right.set_title("One SGD step")
     handles, labels = left.get_legend_handles_labels()
+    fig.legend(handles, labels, loc="lower center", ncol=4, fontsize=10)
+    fig.tight_layout(rect=(0, 0.09, 1, 1))
+    return fig
+
+
+EULER = "shared_branch_stack_is_eulers_method"
+IID = "iid_branches_need_one_over_root_depth"
+MULTIPLIER_LOOK = {"1": "residual", "1/√L": "scaled", "1/L": "inverse"}
+
+
+@figure(
+    "depth-scaling-limits",
+    claims=[EULER, IID],
+    caption="Left: blocks that share one branch, against the exact solution of the differential equation "
+    "they step through; with 1/L the distance shrinks as the depth grows, with 1/√L it grows. Right: "
+    "blocks with their own random branches; the logarithm of the stream's squared-norm growth over the "
+    "whole stack, by the multiplier on every branch (median over seeds; the dotted line is growth by e).",
+)
+def depth_scaling(values: Values) -> Any:
+    import matplotlib.pyplot as plt
+
+    fig, (left, right) = plt.subplots(1, 2, figsize=(6.8, 3.8))
+    euler, iid = values[EULER], values[IID]
+    for name in ("1/L", "1/√L"):
+        by = euler["error_median"][name]
+        depths = [int(L) for L in by]
+        left.plot(depths, list(by.values()), **look(MULTIPLIER_LOOK[name]).kw(f"s = {name}"))
+    for name in ("1", "1/√L", "1/L"):
+        by = iid["growth_median"][name]
+        depths = [int(L) for L in by]
+        logs = [math.log(v) for v in by.values()]  # a log axis of the log: all three regimes show
+        right.plot(depths, logs, **look(MULTIPLIER_LOOK[name]).kw(f"s = {name}"))
+    right.axhline(math.log(iid["e"]), **{**look("neutral").kw("growth by e", marker=False)})
+    for ax in (left, right):
+        ax.set_xscale("log", base=2)
+        ax.set_yscale("log")
+        ax.set_xlabel("blocks $L$")
+    left.set_ylabel(r"$\|h_L - e^{A} h_0\| \,/\, \|e^{A} h_0\|$")
+    left.set_title("One shared branch")
+    right.set_ylabel(r"$\ln\,(\|h_L\|^2 / \|h_0\|^2)$")
+    right.set_title("A fresh branch per block")
+    handles, labels = right.get_legend_handles_labels()
     fig.legend(handles, labels, loc="lower center", ncol=4, fontsize=10)
     fig.tight_layout(rect=(0, 0.09, 1, 1))
     return fig

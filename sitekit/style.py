@@ -49,6 +49,7 @@ LOOKS: dict[str, Look] = {
     "drop-path": Look("#AA4499", "-.", "X", "drop-path"),  # purple
     "post-norm + warm-up": Look("#DDAA33", "--", "<", "post-norm + warm-up"),  # gold, near post-norm
     "scaled": Look("#33BBEE", "--", "8", "1/√L scaled"),  # cyan
+    "inverse": Look("#332288", ":", "s", "1/L scaled"),  # indigo
     "shallow": Look("#882255", ":", "<", "plain, shallow"),  # wine
     # initialisations
     "default": Look("#56B4E9", "-", "d", "PyTorch default init"),  # sky blue

@@ -3,6 +3,7 @@ and what the branch multiplier does to a stack whose blocks draw their own rando
 
 import itertools
 import math
+import statistics
 
 import pytest
 
@@ -56,6 +57,7 @@ def test_shared_branch_stack_is_eulers_method(claim, r):
         error_sqrt={str(L): min(v) for L, v in r.ode_error["1/√L"].items()},
         ratio_min=min(x / y for a, b in ((16, 64), (64, 256)) for x, y in zip(err[a], err[b], strict=True)),
         ratio_max=max(x / y for a, b in ((16, 64), (64, 256)) for x, y in zip(err[a], err[b], strict=True)),
+        error_median={name: {str(L): statistics.median(v) for L, v in by.items()} for name, by in r.ode_error.items()},
         low=FIRST_ORDER[0],
         high=FIRST_ORDER[1],
         step=4,
@@ -114,4 +116,5 @@ def test_iid_branches_need_one_over_root_depth(claim, r):
         base=BASE,
         doubling=DOUBLING,
         deepest=max(r.depths),
+        growth_median={name: {str(L): statistics.median(v) for L, v in by.items()} for name, by in g.items()},
     )
