@@ -273,6 +273,43 @@ def records(site_url: str = SITE_URL) -> dict[str, tuple[Work, ...]]:
                 note="Published in Advances in NeurIPS 38 (2025)",
             ),
         ),
+        "norm-free": (
+            entry(
+                "normfree2026",
+                "Normalisation-Free and Zero-Initialised Branches",
+                "norm-free",
+                site_url,
+            ),
+            arxiv(
+                "brock2021characterizing",
+                "Characterizing signal propagation to close the performance gap in"
+                " unnormalized ResNets",
+                2021,
+                "2101.08692",
+                "cs.LG",
+                "Andrew Brock; Soham De; Samuel L. Smith",
+                note="Published in the Proceedings of ICLR 2021",
+            ),
+            arxiv(
+                "hu2021lora",
+                "LoRA: Low-Rank Adaptation of Large Language Models",
+                2021,
+                "2106.09685",
+                "cs.CL",
+                "Edward J. Hu; Yelong Shen; Phillip Wallis; Zeyuan Allen-Zhu; Yuanzhi Li;"
+                " Shean Wang; Lu Wang; Weizhu Chen",
+                note="Published in the Proceedings of ICLR 2022",
+            ),
+            arxiv(
+                "peebles2022scalable",
+                "Scalable Diffusion Models with Transformers",
+                2022,
+                "2212.09748",
+                "cs.CV",
+                "William Peebles; Saining Xie",
+                note="Published in the Proceedings of ICCV 2023",
+            ),
+        ),
     }
 
 

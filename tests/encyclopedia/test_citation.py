@@ -146,6 +146,20 @@ def test_depth_scaling_citation_parses_to_the_same_works(claim):
     claim.record(bibtex=r.bibtex, csl_json=r.csl_json, ris=r.ris, works=len(snippet.ENTRIES["depth-scaling"]))
 
 
+@pytest.mark.claim(
+    "BibTeX, CSL-JSON and RIS generated from the entry's one record parse (bibtexparser, a CSL schema, rispy) to "
+    "the same works: the entry, Brock et al. (NF-ResNets), Hu et al. (LoRA) and Peebles and Xie (DiT), each author "
+    "separate.",
+    page="encyclopedia/norm-free.md",
+    device_independent=TEXT,
+    identity=ROUND_TRIP,
+)
+def test_norm_free_citation_parses_to_the_same_works(claim):
+    r = snippet.measure(slug="norm-free")
+    claim.check(agree_entry, r.bibtex, r.csl_json, r.ris, "norm-free")
+    claim.record(bibtex=r.bibtex, csl_json=r.csl_json, ris=r.ris, works=len(snippet.ENTRIES["norm-free"]))
+
+
 def parse_all(bib: str, csl_json: str, ris: str) -> dict[str, list[dict]]:
     """Each format through a real parser, reduced to (key/title, year, family names, arXiv id, URL) per work."""
     library = bibtexparser.parse_string(
