@@ -33,7 +33,8 @@ class WSLinear(nn.Linear):
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         w = self.weight
-        w = (w - w.mean(1, keepdim=True)) / (w.std(1, keepdim=True) * w.shape[1] ** 0.5)
+        sd = w.std(1, keepdim=True, unbiased=False)
+        w = (w - w.mean(1, keepdim=True)) / (sd * w.shape[1] ** 0.5)
         return F.linear(x, self.gain * w)
 
 

@@ -65,7 +65,7 @@ def test_nf_blocks_follow_their_variance_bookkeeping(claim, r):
 @pytest.mark.claim(
     "At their published starts, a LoRA layer with B = 0 returns its base layer's output and a block gated by "
     "adaLN-Zero returns its input, bit for bit (float64, 5 seeds); with B or the gate's weights nudged off zero by "
-    "0.001 times a standard normal draw, neither does.",
+    "0.001 times a standard normal draw, neither does, in any seed.",
     page=PAGE,
     device_independent=CPU_FLOAT64,
     identity="B·A·x with B = 0 is exactly 0, and x + 0·f(LN(x)) is exactly x: adding an exact zero changes no bit",
@@ -74,15 +74,21 @@ def test_zero_initialised_branches_start_as_the_identity(claim, r):
     def unchanged(lora: list[bool], adaln: list[bool]) -> None:
         assert all(lora) and all(adaln), (lora, adaln)
 
+    def all_differ(lora: list[bool], adaln: list[bool]) -> None:
+        assert not any(lora) and not any(adaln), (lora, adaln)
+
     claim.check(unchanged, r.lora_same, r.adaln_same)
-    claim.rejects(unchanged, r.lora_nudged_same, r.adaln_nudged_same, because="the zero nudged off zero")
+    claim.rejects(unchanged, r.lora_nudged_same, r.adaln_same, because="LoRA with B nudged off zero")
+    claim.rejects(unchanged, r.lora_same, r.adaln_nudged_same, because="the gate nudged off zero")
+    claim.check(all_differ, r.lora_nudged_same, r.adaln_nudged_same)
+    claim.rejects(all_differ, r.lora_same, r.adaln_same, because="the published starts")
     claim.record(seeds=len(r.seeds), nudge=snippet.NUDGE, rank=snippet.RANK)
 
 
 @pytest.mark.claim(
     "At those starts the first gradient reaches one side only: LoRA's A and the gated block's branch weights get a "
     "gradient of exactly 0, while B and the gate's weights get a non-zero one (5 seeds), so training starts by moving "
-    "B and the gate; with the zero nudged off zero, A and the branch get a gradient too.",
+    "B and the gate; with the zero nudged off zero, A and the branch get a gradient too, in every seed.",
     page=PAGE,
     device_independent=CPU_FLOAT64,
     identity="∂(B·A·x)/∂A carries a factor B, and ∂(g·f)/∂f a factor g: both are exactly 0 where B and g are",
@@ -96,6 +102,12 @@ def test_zero_initialised_branches_move_the_zero_first(claim, r):
     claim.check(one_sided, r.adaln_grad_f, r.adaln_grad_gate)
     claim.rejects(one_sided, r.lora_nudged_grad_a, r.lora_grad_b, because="LoRA with B nudged off zero")
     claim.rejects(one_sided, r.adaln_nudged_grad_f, r.adaln_grad_gate, because="the gate nudged off zero")
+
+    def all_move(lora_a: list[float], branch: list[float]) -> None:
+        assert all(v > 0.0 for v in lora_a) and all(v > 0.0 for v in branch), (lora_a, branch)
+
+    claim.check(all_move, r.lora_nudged_grad_a, r.adaln_nudged_grad_f)
+    claim.rejects(all_move, r.lora_grad_a, r.adaln_grad_f, because="the published starts")
     claim.record(
         seeds=len(r.seeds),
         stuck_max=max(*r.lora_grad_a, *r.adaln_grad_f),
