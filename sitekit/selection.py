@@ -33,10 +33,6 @@ def _worker_count(config: pytest.Config) -> int:
     return int(workerinput.get("workercount", 1)) if workerinput is not None else 0
 
 
-def _is_controller(config: pytest.Config) -> bool:
-    return config.pluginmanager.has_plugin("dsession")
-
-
 def fresh_reason(config: pytest.Config | None = None) -> str | None:
     """Why this run must not reuse records (a flag or the environment), or None."""
     if config is not None and config.getoption("--fresh"):
