@@ -117,3 +117,63 @@ def depth_scaling(values: Values) -> Any:
     fig.legend(handles, labels, loc="lower center", ncol=4, fontsize=10)
     fig.tight_layout(rect=(0, 0.09, 1, 1))
     return fig
+
+
+LIGHT_WIN = "long_skips_win_at_light_noise"
+HEAVY_NARROWS = "long_skips_matter_less_at_heavy_noise"
+
+
+@figure(
+    "unet-denoising",
+    claims=[LIGHT_WIN, HEAVY_NARROWS],
+    caption="Left: test digits, the noisy inputs at light and heavy noise, and what the U-Net returns without its "
+    "long skips and with them after training (one seed; the more ink, the brighter the pixel, clipped to the pixel "
+    "range). Right: the test error through training, median over seeds; filled markers light noise, open markers "
+    "heavy noise.",
+)
+def unet_denoising(values: Values) -> Any:
+    import matplotlib.pyplot as plt
+    import numpy as np
+    from matplotlib.colors import LinearSegmentedColormap
+
+    from sitekit.style import INK
+
+    r = values[LIGHT_WIN]  # both claims record the same runs
+    shown = r["shown"]
+    rows = [("clean", shown["clean"])]
+    for level in ("light", "heavy"):
+        rows += [(f"σ = {r['sigma'][level]}", shown[level]["noisy"])]
+        rows += [("no skips", shown[level]["none"]), ("skips", shown[level]["skip"])]
+    count, side, gap = len(rows[0][1]), len(rows[0][1][0]), 2
+    grid = np.full((len(rows) * (side + gap), count * (side + gap)), np.nan)
+    for i, (_, images) in enumerate(rows):
+        for j, image in enumerate(images):
+            top, left_ = i * (side + gap), j * (side + gap)
+            grid[top : top + side, left_ : left_ + side] = np.clip(np.array(image), 0.0, 1.0)
+    rgb = tuple(int(INK[i : i + 2], 16) / 255 for i in (1, 3, 5))
+    ink = LinearSegmentedColormap.from_list("ink", [(*rgb, 0.0), (*rgb, 1.0)])
+    fig, (left, right) = plt.subplots(1, 2, figsize=(6.8, 5.2), gridspec_kw={"width_ratios": [1.25, 1]})
+    left.pcolormesh(grid, cmap=ink, vmin=0.0, vmax=1.0, edgecolors="none")
+    left.set_ylim(len(rows) * (side + gap), 0)
+    left.set_aspect("equal")
+    left.set_xticks([])
+    left.set_yticks([i * (side + gap) + side / 2 for i in range(len(rows))], [name for name, _ in rows])
+    left.tick_params(length=0)
+    left.grid(False)
+    for spine in left.spines.values():
+        spine.set_visible(False)
+    steps = [i * r["every"] for i in range(len(r["curve_median"]["light"]["skip"]))]
+    for level, filled in (("light", True), ("heavy", False)):
+        for net, name in (("skip", "residual"), ("none", "plain")):
+            kw = look(name).kw(f"{'skips' if net == 'skip' else 'no skips'}, σ = {r['sigma'][level]}")
+            if not filled:
+                kw.update(markerfacecolor="none", linestyle=":")
+            right.plot(steps[1:], r["curve_median"][level][net][1:], markevery=2, **kw)
+    right.set_yscale("log")
+    right.set_xlabel("Adam steps")
+    right.set_ylabel("test mean squared error")
+    right.set_title("Test error while training")
+    handles, labels = right.get_legend_handles_labels()
+    fig.legend(handles, labels, loc="lower center", ncol=2, fontsize=10)
+    fig.tight_layout(rect=(0, 0.13, 1, 1))
+    return fig

@@ -310,6 +310,36 @@ def records(site_url: str = SITE_URL) -> dict[str, tuple[Work, ...]]:
                 note="Published in the Proceedings of ICCV 2023",
             ),
         ),
+        "unet-skips": (
+            entry("unetskips2026", "Long Skips: U-Nets", "unet-skips", site_url),
+            arxiv(
+                "ronneberger2015unet",
+                "U-Net: Convolutional Networks for Biomedical Image Segmentation",
+                2015,
+                "1505.04597",
+                "cs.CV",
+                "Olaf Ronneberger; Philipp Fischer; Thomas Brox",
+                note="Published in the Proceedings of MICCAI 2015",
+            ),
+            arxiv(
+                "ho2020denoising",
+                "Denoising Diffusion Probabilistic Models",
+                2020,
+                "2006.11239",
+                "cs.LG",
+                "Jonathan Ho; Ajay Jain; Pieter Abbeel",
+                note="Published in Advances in NeurIPS 33 (2020)",
+            ),
+            arxiv(
+                "bao2022all",
+                "All are Worth Words: A ViT Backbone for Diffusion Models",
+                2022,
+                "2209.12152",
+                "cs.CV",
+                "Fan Bao; Shen Nie; Kaiwen Xue; Yue Cao; Chongxuan Li; Hang Su; Jun Zhu",
+                note="Published in the Proceedings of CVPR 2023",
+            ),
+        ),
     }
 
 
