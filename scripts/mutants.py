@@ -323,6 +323,14 @@ MUTANTS = (
         listing="train",
     ),
     Mutant(
+        "effective-depth-prediction-unnormalised",
+        "Task 2's worked answer predicts L r² instead of L r² / (1 + r²)",
+        "snippets/lab_paths/tasks_solution.py",
+        "return depth * r2 / (1 + r2)",
+        "return depth * r2",
+        listing="answers",
+    ),
+    Mutant(
         "drop-path-keep-as-flag",
         "keep[l] is read as a yes/no flag, so a kept write is added unscaled instead of times keep[l] = 1/(1 − p_l)",
         "snippets/encyclopedia/ensembles.py",

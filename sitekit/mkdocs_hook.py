@@ -45,6 +45,7 @@ PUBLISHED = {
     "module/exercise-solution.ipynb": "results/build/exercise-solution.ipynb",  # tests/exercise write it
     "module/exercise_residual.py": "snippets/exercise/exercise_residual.py",
     "module/check_exercise.py": "snippets/exercise/check.py",  # the self-check, standalone
+    "module/lab_paths_tasks.py": "snippets/lab_paths/tasks.py",  # Lab 1's tasks and their self-check
 }
 STAGE = claims.ROOT / "results" / "build" / "published"
 
