@@ -42,7 +42,11 @@ def _md_table(data: Any, spec: str, where: str) -> str:
         raise ClaimError(f"{where}: record tables as {{'columns': [...], 'rows': [[...], ...]}}")
     columns = data["columns"]
     head = "| " + " | ".join(map(str, columns)) + " |"
-    cells = [column_formats([row[i] for row in data["rows"]], spec) for i in range(len(columns))]
+    # One spec for every column, or one per column separated by ";" (a rate beside losses needs its own).
+    specs = spec.split(";") if ";" in spec else [spec] * len(columns)
+    if len(specs) != len(columns):
+        raise ClaimError(f"{where}: {len(specs)} column formats in {spec!r} for {len(columns)} columns")
+    cells = [column_formats([row[i] for row in data["rows"]], specs[i]) for i in range(len(columns))]
     # Numbers align right (their digits line up); a column of words or sentences reads from the left.
     numeric = [
         i > 0 and all(isinstance(row[i], (int, float)) and not isinstance(row[i], bool) for row in data["rows"])

@@ -228,3 +228,16 @@ def test_numbers_in_recorded_label_strings_are_checked_against_the_record():
 
     assert label_numbers_unbound({"rows": [["plain, 8 layers", 0.3]], "depth": 8}) == []
     assert label_numbers_unbound({"rows": [["plain, 8 layers", 0.3]], "depth": 22}) == ["8 (in 'plain, 8 layers')"]
+
+
+def test_a_table_takes_one_format_per_column():
+    from sitekit.claims import ClaimError
+    from sitekit.macros import _md_table
+
+    data = {"columns": ["variant", "learning rate", "loss"], "rows": [["a", 0.0003, 2.43021], ["b", 0.001, 2.2381]]}
+    shared = _md_table(data, ".3f", "here")
+    assert "0.000 |" in shared  # one spec for all: the rate's figures are lost
+    table = _md_table(data, ";.1g;.3f", "here")
+    assert "| a | 0.0003 | 2.430 |" in table and "| b | 0.001 | 2.238 |" in table, table
+    with pytest.raises(ClaimError, match="2 column formats"):
+        _md_table(data, ".1g;.3f", "here")
