@@ -331,6 +331,14 @@ MUTANTS = (
         listing="answers",
     ),
     Mutant(
+        "stream-growth-second-moment",
+        "Lab 2's worked answer returns the second moment's growth instead of the RMS's",
+        "snippets/lab_transformer/tasks_solution.py",
+        "return (1 + alpha**2 * r2) ** (depth / 2)",
+        "return (1 + alpha**2 * r2) ** depth",
+        listing="answers",
+    ),
+    Mutant(
         "drop-path-keep-as-flag",
         "keep[l] is read as a yes/no flag, so a kept write is added unscaled instead of times keep[l] = 1/(1 − p_l)",
         "snippets/encyclopedia/ensembles.py",

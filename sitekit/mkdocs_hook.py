@@ -46,6 +46,7 @@ PUBLISHED = {
     "module/exercise_residual.py": "snippets/exercise/exercise_residual.py",
     "module/check_exercise.py": "snippets/exercise/check.py",  # the self-check, standalone
     "module/lab_paths_tasks.py": "snippets/lab_paths/tasks.py",  # Lab 1's tasks and their self-check
+    "module/lab_stream_tasks.py": "snippets/lab_transformer/tasks.py",  # Lab 2's
 }
 STAGE = claims.ROOT / "results" / "build" / "published"
 

@@ -47,8 +47,9 @@ MISTAKES = {  # name -> (the function it replaces, its body, words only that mis
 }
 
 
-def replace(text: str, name: str, body: str) -> str:
-    start, stop = STUBS[name]
+def replace(text: str, name: str, body: str, stubs: dict[str, tuple[str, str]] = STUBS) -> str:
+    """`text` with the stub `name` (from its def to the comment after it) replaced by `body`."""
+    start, stop = stubs[name]
     i, j = text.index(start), text.index(stop)
     return text[:i] + body + "\n\n" + text[j:]
 
