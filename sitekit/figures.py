@@ -84,6 +84,8 @@ def style() -> None:
 
 
 CACHE = ROOT / "results" / "build" / "figures"
+# A figure's SVG is inlined into its page; the page as a whole has 1.5 MB (browser_tests/test_pages.py).
+MAX_SVG_BYTES = 400_000
 
 
 def draw(spec: FigureSpec, claims: dict[str, Claim]) -> bytes | None:
@@ -134,7 +136,14 @@ def _render(spec: FigureSpec, needed: Values) -> bytes:
     buffer = io.BytesIO()
     fig.savefig(buffer, format="svg", bbox_inches="tight", metadata={"Date": None, "Creator": None})
     plt.close(fig)
-    return site_style.themed(buffer.getvalue().decode()).encode()
+    svg = site_style.themed(buffer.getvalue().decode()).encode()
+    if len(svg) > MAX_SVG_BYTES:
+        raise ValueError(
+            f"figure {spec.name!r} ({spec.draw.__module__}.{spec.draw.__name__}) drew {len(svg):,} bytes of SVG, "
+            f"over {MAX_SVG_BYTES:,}: it is inlined into its page, whose weight is budgeted (browser_tests). Draw "
+            "fewer elements: one path per shade rather than a mesh of cells, fewer points per curve."
+        )
+    return svg
 
 
 # SVG bytes of every figure drawn in this build, by the site path it is published at (the hook fills it),

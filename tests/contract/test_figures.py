@@ -138,3 +138,23 @@ def test_the_figure_macro_numbers_figures_and_links_them(monkeypatch):
     assert 'role="img"' in html and "\n\n" not in html.strip()  # one raw-HTML block for Markdown
     with pytest.raises(render.ClaimError, match="does not show"):
         render.render('{{ figref("nope") }}', ctx)
+
+
+def test_a_figure_too_heavy_to_inline_is_refused_with_its_name():
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    def mesh(values):
+        fig, ax = plt.subplots()
+        ax.pcolormesh(np.random.default_rng(0).random((120, 120)))  # one SVG element per cell
+        return fig
+
+    def curve(values):
+        fig, ax = plt.subplots()
+        ax.plot([0, 1], [0, 1])
+        return fig
+
+    heavy = figures.FigureSpec("too-heavy", ("a_claim",), mesh)
+    with pytest.raises(ValueError, match=r"figure 'too-heavy' .* bytes of SVG, over"):
+        figures._render(heavy, {})
+    assert len(figures._render(figures.FigureSpec("light", ("a_claim",), curve), {})) < figures.MAX_SVG_BYTES
