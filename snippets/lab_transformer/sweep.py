@@ -112,13 +112,22 @@ def norm(x: Tensor, w: Tensor, b: Tensor) -> Tensor:
     return F.layer_norm(x, x.shape[-1:]) * w[:, None, None] + b[:, None, None]
 
 
+def placed(pre: Tensor, norm, x: Tensor, ln: tuple, before: bool) -> Tensor:
+    """x normed where the placement norms at this point (before: pre-norm; after: post-norm)."""
+    normed = pre if before else ~pre
+    if bool(normed.all()):  # a stack of one placement normalises all or nothing
+        return norm(x, *ln)
+    if not bool(normed.any()):
+        return x
+    return torch.where(normed.view(-1, 1, 1, 1), norm(x, *ln), x)
+
+
 def stacked_forward(P: dict[str, Tensor], tokens: Tensor, pre: Tensor) -> Tensor:
     """TinyLM.forward for M models at once: tokens (M, B, T) -> logits (M, B, T, V).
 
     pre (M,) is True where model m is pre-norm, False where it is post-norm.
     """
     M, B, T = tokens.shape
-    pre = pre.view(M, 1, 1, 1)
     h = P["embed.weight"][torch.arange(M)[:, None, None], tokens]  # (M, B, T, d)
     h = h + P["pos.weight"][:, None, :T]
     depth = 1 + max(int(k.split(".")[1]) for k in P if k.startswith("blocks."))
@@ -126,7 +135,7 @@ def stacked_forward(P: dict[str, Tensor], tokens: Tensor, pre: Tensor) -> Tensor
         for j in (0, 1):  # attention, then the MLP
             p = f"blocks.{i}.{j}."
             ln = (P[p + "norm.weight"], P[p + "norm.bias"])
-            x = torch.where(pre, norm(h, *ln), h)  # pre-norm's branch reads a norm
+            x = placed(pre, norm, h, ln, before=True)  # pre-norm's branch reads a norm
             if j == 0:
                 qkv = linear(x, P[p + "branch.qkv.weight"], P[p + "branch.qkv.bias"])
                 q, k, v = qkv.view(M * B, T, 3, HEADS, -1).permute(2, 0, 3, 1, 4)
@@ -136,7 +145,7 @@ def stacked_forward(P: dict[str, Tensor], tokens: Tensor, pre: Tensor) -> Tensor
             else:
                 u = linear(x, P[p + "branch.0.weight"], P[p + "branch.0.bias"])
                 w = linear(u.relu(), P[p + "branch.2.weight"], P[p + "branch.2.bias"])
-            h = torch.where(pre, h + w, norm(h + w, *ln))  # post-norm's sum is normed
+            h = placed(pre, norm, h + w, ln, before=False)  # post-norm's sum is normed
     h = norm(h, P["norm.weight"], P["norm.bias"])
     return linear(h, P["unembed.weight"], P["unembed.bias"])
 
@@ -153,6 +162,20 @@ def unstack(
     return model
 
 
+def flatten_(P: dict[str, Tensor]) -> Tensor:
+    """Move P's tensors into one flat buffer and return it; P's entries become views into it.
+
+    Adam then updates every number of every model in a few large operations instead of a few
+    per tensor; the values, and each model's arithmetic, are unchanged.
+    """
+    flat = torch.cat([p.detach().reshape(-1) for p in P.values()])
+    at = 0
+    for k, p in P.items():
+        P[k] = flat[at : at + p.numel()].view_as(p).requires_grad_()
+        at += p.numel()
+    return flat
+
+
 # --8<-- [start:train]
 def train(
     P: dict, text: Text, pre: Tensor, lrs: Tensor, warm: Tensor, seeds: list[int]
@@ -160,11 +183,22 @@ def train(
     """Adam, written out so that each of the M models has its own rate.
 
     Model m's rate climbs linearly to lrs[m] over the first WARMUP steps if warm[m],
-    else it is lrs[m] from the start. Returns each model's training loss per step.
+    else it is lrs[m] from the start. Returns each model's training loss per step; P's
+    entries are then the trained parameters.
     """
-    params = list(P.values())
-    m1 = [torch.zeros_like(p) for p in params]
-    m2 = [torch.zeros_like(p) for p in params]
+    flat = flatten_(P)  # every parameter of every model, in one buffer
+    params = list(P.values())  # views into it
+    m1, m2, grad, denom, step = (
+        torch.zeros_like(flat) for _ in range(5)
+    )  # laid out alike
+    parts = grad.split([p.numel() for p in params])
+    grad_views = [part.view_as(p) for part, p in zip(parts, params, strict=True)]
+    share = [p[0].numel() for p in params]  # one model's share of each tensor
+    lr_flat = torch.cat(
+        [lrs.repeat_interleave(n) for n in share]
+    )  # each number's model's rate
+    warm_flat = torch.cat([warm.repeat_interleave(n) for n in share])
+    rate = lr_flat.clone()
     gens = {s: torch.Generator().manual_seed(s) for s in sorted(set(seeds))}
     b1, b2, eps, curve = 0.9, 0.999, 1e-8, []
     for t in range(1, STEPS + 1):
@@ -177,16 +211,19 @@ def train(
         )
         per_model = nll.mean(1)  # (M,): each model's own mean loss
         grads = torch.autograd.grad(per_model.sum(), params)  # model m's own gradient
-        rate = torch.where(warm, lrs * min(1.0, t / WARMUP), lrs)  # (M,)
         with torch.no_grad():  # Adam is elementwise, so the M models never mix
-            torch._foreach_lerp_(m1, grads, 1 - b1)
-            torch._foreach_mul_(m2, b2)
-            torch._foreach_addcmul_(m2, grads, grads, value=1 - b2)
-            v_hat = torch._foreach_div(m2, 1 - b2**t)
-            denom = torch._foreach_add(torch._foreach_sqrt(v_hat), eps)
-            step = torch._foreach_div(torch._foreach_div(m1, 1 - b1**t), denom)
-            lr = [rate.view(-1, *[1] * (p.dim() - 1)) for p in params]
-            torch._foreach_sub_(params, torch._foreach_mul(step, lr))
+            torch._foreach_copy_(
+                grad_views, grads
+            )  # the gradients, laid out as `flat` is
+            m1.lerp_(grad, 1 - b1)
+            m2.mul_(b2).addcmul_(grad, grad, value=1 - b2)
+            torch.div(m2, 1 - b2**t, out=denom).sqrt_().add_(eps)
+            torch.div(m1, 1 - b1**t, out=step).div_(denom)
+            if t <= WARMUP and bool(warm.any()):  # warm models' rates climb to lrs
+                torch.where(
+                    warm_flat, lr_flat * min(1.0, t / WARMUP), lr_flat, out=rate
+                )
+            flat.sub_(step.mul_(rate))  # every parameter of every model at once
         curve.append(per_model.detach())
     return torch.stack(curve).T.tolist()  # (M, STEPS)
 

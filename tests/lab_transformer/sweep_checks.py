@@ -1,5 +1,5 @@
-"""What Lab 2's sweep claims check at every depth (test_train_shallow.py at 6 blocks; test_train_deep.py and
-test_train_deep_warmup.py at 24): one definition of "trains at its best rate" and of "pre-norm is ahead"."""
+"""What Lab 2's sweep claims check at every depth (test_train_shallow.py at 6 blocks, test_train_deep.py at 24):
+one definition of "trains at its best rate" and of "pre-norm is ahead"."""
 
 import statistics
 
