@@ -113,7 +113,10 @@ def norm(x: Tensor, w: Tensor, b: Tensor) -> Tensor:
 
 
 def placed(pre: Tensor, norm, x: Tensor, ln: tuple, before: bool) -> Tensor:
-    """x normed where the placement norms at this point (before: pre-norm; after: post-norm)."""
+    """x normed where the placement norms at this point.
+
+    before: pre-norm's norm of a branch's input; after: post-norm's norm of the sum.
+    """
     normed = pre if before else ~pre
     if bool(normed.all()):  # a stack of one placement normalises all or nothing
         return norm(x, *ln)
@@ -135,7 +138,7 @@ def stacked_forward(P: dict[str, Tensor], tokens: Tensor, pre: Tensor) -> Tensor
         for j in (0, 1):  # attention, then the MLP
             p = f"blocks.{i}.{j}."
             ln = (P[p + "norm.weight"], P[p + "norm.bias"])
-            x = placed(pre, norm, h, ln, before=True)  # pre-norm's branch reads a norm
+            x = placed(pre, norm, h, ln, before=True)  # pre-norm: branch reads a norm
             if j == 0:
                 qkv = linear(x, P[p + "branch.qkv.weight"], P[p + "branch.qkv.bias"])
                 q, k, v = qkv.view(M * B, T, 3, HEADS, -1).permute(2, 0, 3, 1, 4)
@@ -145,7 +148,7 @@ def stacked_forward(P: dict[str, Tensor], tokens: Tensor, pre: Tensor) -> Tensor
             else:
                 u = linear(x, P[p + "branch.0.weight"], P[p + "branch.0.bias"])
                 w = linear(u.relu(), P[p + "branch.2.weight"], P[p + "branch.2.bias"])
-            h = placed(pre, norm, h + w, ln, before=False)  # post-norm's sum is normed
+            h = placed(pre, norm, h + w, ln, before=False)  # post-norm norms the sum
     h = norm(h, P["norm.weight"], P["norm.bias"])
     return linear(h, P["unembed.weight"], P["unembed.bias"])
 
