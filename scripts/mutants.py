@@ -989,7 +989,7 @@ MUTANTS = (
         "stacked-postnorm-unnormed",
         "the stacked forward pass forgets post-norm's norm of the sum",
         "snippets/lab_transformer/sweep.py",
-        "            h = placed(pre, norm, h + w, ln, before=False)  # post-norm norms the sum",
+        "            h = placed(pre, h + w, ln, before=False)  # post-norm norms the sum",
         "            h = h + w  # post-norm norms the sum",
         listing="stacked",
     ),

@@ -112,7 +112,7 @@ def norm(x: Tensor, w: Tensor, b: Tensor) -> Tensor:
     return F.layer_norm(x, x.shape[-1:]) * w[:, None, None] + b[:, None, None]
 
 
-def placed(pre: Tensor, norm, x: Tensor, ln: tuple, before: bool) -> Tensor:
+def placed(pre: Tensor, x: Tensor, ln: tuple, before: bool) -> Tensor:
     """x normed where the placement norms at this point.
 
     before: pre-norm's norm of a branch's input; after: post-norm's norm of the sum.
@@ -138,7 +138,7 @@ def stacked_forward(P: dict[str, Tensor], tokens: Tensor, pre: Tensor) -> Tensor
         for j in (0, 1):  # attention, then the MLP
             p = f"blocks.{i}.{j}."
             ln = (P[p + "norm.weight"], P[p + "norm.bias"])
-            x = placed(pre, norm, h, ln, before=True)  # pre-norm: branch reads a norm
+            x = placed(pre, h, ln, before=True)  # pre-norm: the branch reads a norm
             if j == 0:
                 qkv = linear(x, P[p + "branch.qkv.weight"], P[p + "branch.qkv.bias"])
                 q, k, v = qkv.view(M * B, T, 3, HEADS, -1).permute(2, 0, 3, 1, 4)
@@ -148,7 +148,7 @@ def stacked_forward(P: dict[str, Tensor], tokens: Tensor, pre: Tensor) -> Tensor
             else:
                 u = linear(x, P[p + "branch.0.weight"], P[p + "branch.0.bias"])
                 w = linear(u.relu(), P[p + "branch.2.weight"], P[p + "branch.2.bias"])
-            h = placed(pre, norm, h + w, ln, before=False)  # post-norm norms the sum
+            h = placed(pre, h + w, ln, before=False)  # post-norm norms the sum
     h = norm(h, P["norm.weight"], P["norm.bias"])
     return linear(h, P["unembed.weight"], P["unembed.bias"])
 
@@ -191,15 +191,13 @@ def train(
     """
     flat = flatten_(P)  # every parameter of every model, in one buffer
     params = list(P.values())  # views into it
-    m1, m2, grad, denom, step = (
-        torch.zeros_like(flat) for _ in range(5)
-    )  # laid out alike
+    # Adam's moments and scratch, laid out as `flat` is
+    m1, m2, grad, denom, step = (torch.zeros_like(flat) for _ in range(5))
     parts = grad.split([p.numel() for p in params])
     grad_views = [part.view_as(p) for part, p in zip(parts, params, strict=True)]
     share = [p[0].numel() for p in params]  # one model's share of each tensor
-    lr_flat = torch.cat(
-        [lrs.repeat_interleave(n) for n in share]
-    )  # each number's model's rate
+    # each number's rate and warm-up flag: those of the model it belongs to
+    lr_flat = torch.cat([lrs.repeat_interleave(n) for n in share])
     warm_flat = torch.cat([warm.repeat_interleave(n) for n in share])
     rate = lr_flat.clone()
     gens = {s: torch.Generator().manual_seed(s) for s in sorted(set(seeds))}
@@ -215,9 +213,7 @@ def train(
         per_model = nll.mean(1)  # (M,): each model's own mean loss
         grads = torch.autograd.grad(per_model.sum(), params)  # model m's own gradient
         with torch.no_grad():  # Adam is elementwise, so the M models never mix
-            torch._foreach_copy_(
-                grad_views, grads
-            )  # the gradients, laid out as `flat` is
+            torch._foreach_copy_(grad_views, grads)  # into `grad`, laid out as `flat`
             m1.lerp_(grad, 1 - b1)
             m2.mul_(b2).addcmul_(grad, grad, value=1 - b2)
             torch.div(m2, 1 - b2**t, out=denom).sqrt_().add_(eps)

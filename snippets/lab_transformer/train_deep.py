@@ -3,8 +3,8 @@
 # site: not-a-listing (an entry point: the listings are sweep.py's, which the page includes)
 
 Each placement is trained in a stack of its own (pre-norm; post-norm with and without warm-up),
-so that no stack computes a LayerNorm its models do not use. The models never mix, so which
-stack a model is trained in leaves its arithmetic alone.
+so that no stack computes a LayerNorm its models do not use. The models never mix; the size of
+a stack can change only how its batched kernels round.
 """
 
 from __future__ import annotations

@@ -88,7 +88,9 @@ def test_warmup_widens_postnorms_rates_at_24_blocks(claim, r):
     post, warm = (r["sweeps"][k] for k in ("post-norm", "post-norm + warm-up"))
     unigram = r["unigram"]
     best = post.lrs.index(post.best_rate())
-    assert 0 < best < len(post.lrs) - 1, "post-norm's best rate at the grid's edge (test_train_deep.py checks it too)"
+    assert 0 < best < len(post.lrs) - 1, (
+        "post-norm's best rate at the grid's edge (the first claim above checks it too)"
+    )
     above_best = post.lrs[best + 1]
     claim.check(stalls, post.loss[above_best], unigram)
     claim.check(helps, post.loss[above_best], warm.loss[above_best])
