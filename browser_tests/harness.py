@@ -213,10 +213,17 @@ RAW_TEX = r"""() => {
 
 WIDE_LISTINGS = """() => {
   document.querySelectorAll("article details").forEach(d => { d.open = true; });
-  return [...document.querySelectorAll("article div.highlight")]
+  // A tab's content is display: none until its tab is chosen, and measures 0 px wide: show every tab while
+  // measuring, so that a listing on a tab a reader has not opened is checked too.
+  const all_tabs = document.createElement("style");
+  all_tabs.textContent = ".md-typeset .tabbed-set > .tabbed-content > .tabbed-block { display: block !important; }";
+  document.head.append(all_tabs);
+  const wide = [...document.querySelectorAll("article div.highlight")]
     .map(div => [div.querySelector("span.filename")?.innerText.trim() || "", div.querySelector("pre > code")])
     .filter(([name, code]) => name.endsWith(".py") && code && code.scrollWidth > code.clientWidth + 1)
     .map(([name, code]) => `${name}: ${code.scrollWidth} px of code in ${code.clientWidth} px`);
+  all_tabs.remove();
+  return wide;
 }"""
 
 # Blocks off screen are skipped until a reader scrolls near them (content-visibility in site.css): axe

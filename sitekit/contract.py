@@ -11,6 +11,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from sitekit import listing_width
 from sitekit.claims import ROOT
 
 FENCE = re.compile(r"^(?P<indent>\s*)(?P<fence>`{3,}|~{3,})\s*(?P<lang>[\w+-]*)(?P<attrs>[^\n]*)$")
@@ -121,6 +122,7 @@ def check_page(page: Path, text: str | None = None, root: Path = ROOT) -> list[s
                 f"{_rel(page)}:{n}: an include outside a code fence. Put it in a fence titled with the "
                 "file, or link to the file instead."
             )
+    page_lines = text.splitlines()
     for inc in includes(page, text):
         target = root / inc.path
         where = f"{_rel(page)}:{inc.line}"
@@ -146,6 +148,10 @@ def check_page(page: Path, text: str | None = None, root: Path = ROOT) -> list[s
                 continue
         if inc.path.endswith(".py"):
             problems.extend(f"{where}: {p}" for p in result_comments(target, inc.section))
+            problems.extend(
+                f"{where}: {p}"
+                for p in listing_width.wide_lines(page_lines, inc.line - 1, target, inc.section, inc.path)
+            )
     return problems
 
 

@@ -89,6 +89,39 @@ def test_an_untitled_listing_is_rejected(tmp_path):
     assert any('title="What the code is · snippets/topic/demo.py"' in p for p in problems)
 
 
+def _indented(block: str, prefix: str) -> str:
+    return "\n".join(prefix + row if row else row for row in block.splitlines()) + "\n"
+
+
+@pytest.mark.parametrize(
+    ("where", "width", "wide"),
+    [
+        ("body", 92, False),
+        ("body", 93, True),  # the Lab 2 docstring that overflowed at 1280 px was 96
+        ("tab", 93, True),  # a tab's listing is checked though a reader sees it only after a click
+        ("fold", 112, False),  # a fold sets code smaller: more characters fit
+        ("fold", 113, True),
+        ("list", 88, False),  # a list item takes 4 columns
+        ("list", 89, True),
+    ],
+)
+def test_a_listing_line_wider_than_its_block_is_rejected(tmp_path, where, width, wide):
+    line = "x = 1  # " + "w" * (width - 9)
+    snippet = f"# --8<-- [start:demo]\n{line}\n# --8<-- [end:demo]\n"
+    page = {
+        "body": INCLUDE,
+        "tab": '=== "One"\n\n' + _indented(INCLUDE, "    "),
+        "fold": '??? note "More"\n' + _indented(INCLUDE, "    "),
+        "list": "- An item:\n\n" + _indented(INCLUDE, "    "),
+    }[where]
+    root = make_tree(tmp_path, page, snippet, TEST)
+    problems = [p for p in contract.check_page(root / "docs" / "page.md", root=root) if "characters wide" in p]
+    assert bool(problems) == wide, problems
+    if wide:
+        assert f"snippets/topic/demo.py:2 is {width} characters wide" in problems[0]
+        assert "Break the line" in problems[0]
+
+
 @pytest.mark.parametrize(
     ("title", "ok"),
     [
