@@ -1,5 +1,5 @@
-"""Receipts: a measured number opens its record on hover, keyboard focus or tap; the ledger filters and links
-back; error and console blocks wrap instead of hiding their ends."""
+"""Receipts: a measured number opens its record on hover, click, tap or Enter (not on focus alone); the ledger
+filters and links back; error and console blocks wrap instead of hiding their ends."""
 
 from __future__ import annotations
 
@@ -105,17 +105,55 @@ def test_hover_shows_the_record_and_leaving_hides_it(new_context: Any, base_url:
     assert not page.errors
 
 
-def test_keyboard_focus_opens_tab_enters_and_escape_closes(new_context: Any, base_url: str) -> None:
+def test_focus_alone_opens_nothing_enter_opens_tab_enters_and_escape_closes(new_context: Any, base_url: str) -> None:
     page = _open(new_context, base_url, receipt_page())
     a = _first_seeded(page)
     a.focus()
+    page.wait_for_timeout(300)  # longer than a hover's delay
+    assert page.locator(POP).count() == 0, "focus alone opened the popover: each receipt would cost extra Tab stops"
+    page.keyboard.press("Enter")
     page.wait_for_selector(POP, state="visible")
     assert page.locator(POP).get_attribute("role") == "dialog"
+    _check_popover_matches_record(page, a)
     page.keyboard.press("Tab")
     assert page.evaluate("document.activeElement.closest('#rcpt-pop') !== null"), "Tab did not enter the popover"
     page.keyboard.press("Escape")
     page.wait_for_selector(POP, state="detached")
     assert page.evaluate("document.activeElement.classList.contains('rcpt')"), "Escape did not return focus"
+    page.keyboard.press("Enter")
+    page.wait_for_selector(POP, state="visible")
+    page.keyboard.press("Enter")
+    page.wait_for_selector(POP, state="detached")  # Enter again closes it
+    assert not page.errors
+
+
+def test_tab_from_the_popovers_last_link_goes_on_after_the_receipt(new_context: Any, base_url: str) -> None:
+    page = _open(new_context, base_url, receipt_page())
+    a = _first_seeded(page)
+    a.focus()
+    page.keyboard.press("Tab")
+    after = page.evaluate("document.activeElement.outerHTML")  # where Tab goes with no popover open
+    a.focus()
+    page.keyboard.press("Enter")
+    page.wait_for_selector(POP, state="visible")
+    links = page.locator(POP).locator("a[href], button").count()
+    for _ in range(links + 1):  # into the popover, through its links, and out
+        page.keyboard.press("Tab")
+    assert page.locator(POP).count() == 0, "Tab out of the popover's last link left it open"
+    assert page.evaluate("document.activeElement.outerHTML") == after, "Tab out of the popover skipped ahead"
+    assert not page.errors
+
+
+def test_escape_closes_a_hover_popover_without_pinning_it(new_context: Any, base_url: str) -> None:
+    page = _open(new_context, base_url, receipt_page())
+    a = _first_seeded(page)
+    a.scroll_into_view_if_needed()
+    a.hover()
+    page.wait_for_selector(POP, state="visible")
+    page.keyboard.press("Escape")
+    page.wait_for_selector(POP, state="detached")
+    page.wait_for_timeout(300)
+    assert page.locator(POP).count() == 0, "Escape closed a hover popover and then opened it again, pinned"
     assert not page.errors
 
 

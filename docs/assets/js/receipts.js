@@ -1,13 +1,15 @@
 /* Receipts: a measured number (a.rcpt, written by sitekit/receipts.py) opens a small popover with the
-   record behind it, on hover, keyboard focus or tap. Without this script each receipt is a plain link
-   to its row in the claims ledger. The ledger's filter box lives here too. No dependencies. */
+   record behind it, on hover, click, tap or Enter. Focus alone opens nothing, so a keyboard reader tabs
+   past a receipt in one stop; Tab from an open receipt enters its popover, Tab from the popover's last
+   link goes on to whatever follows the receipt, and Esc closes it. Without this script each receipt is a
+   plain link to its row in the claims ledger. The ledger's filter box lives here too. No dependencies. */
 (function () {
   "use strict";
 
   var SUP = { "0": "⁰", "1": "¹", "2": "²", "3": "³", "4": "⁴", "5": "⁵", "6": "⁶", "7": "⁷", "8": "⁸", "9": "⁹", "-": "⁻", "+": "" };
   var pop = null;      // the one popover element
   var owner = null;    // the receipt it belongs to
-  var pinned = false;  // opened by click, tap or focus: stays until dismissed
+  var pinned = false;  // opened by click, tap or Enter: stays until dismissed
   var timer = 0;
 
   function records() {
@@ -173,24 +175,20 @@
     timer = setTimeout(function () { hide(false); }, 250);
   }
 
-  function focusables() {
-    return Array.prototype.filter.call(
-      document.querySelectorAll("a[href], button, input, select, textarea, [tabindex]:not([tabindex='-1'])"),
-      function (n) { return !(pop && pop.contains(n)) && n.offsetParent !== null; }
-    );
-  }
-
+  /* The popover sits at the end of the body, so its links are not next to the receipt in the tab order:
+     Shift+Tab from its first link returns to the receipt, and Tab from its last puts focus back on the
+     receipt without cancelling the key, so the browser's own Tab goes on from there (into a closed fold's
+     summary, past hidden text) exactly as if the popover had never been opened. */
   function onPopKey(e) {
-    if (e.key === "Escape") { e.preventDefault(); hide(true); return; }
+    if (e.key === "Escape") { e.preventDefault(); e.stopPropagation(); hide(true); return; }
     if (e.key !== "Tab") return;
     var inside = pop.querySelectorAll("a[href], button");
     var first = inside[0], last = inside[inside.length - 1];
     if (e.shiftKey && document.activeElement === first) { e.preventDefault(); owner.focus(); }
     else if (!e.shiftKey && document.activeElement === last) {
-      e.preventDefault();
-      var all = focusables(), at = all.indexOf(owner), next = all[at + 1];
+      var a = owner;
       hide(false);
-      if (next) next.focus();
+      a.focus();
     }
   }
 
@@ -207,23 +205,26 @@
     if (a && !pinned && !(pop && pop.contains(e.relatedTarget)) && receiptOf(e.relatedTarget) !== a) later();
   });
   document.addEventListener("focusin", function (e) {
-    var a = receiptOf(e.target);
-    if (a) show(a, true);
-    else if (pop && !pop.contains(e.target)) hide(false);
+    if (pop && !pop.contains(e.target) && e.target !== owner) hide(false);
   });
   document.addEventListener("click", function (e) {
     var a = receiptOf(e.target);
     if (a && !(e.ctrlKey || e.metaKey || e.shiftKey || e.altKey)) {
       e.preventDefault();
-      show(a, true);
+      if (a === owner && pinned) hide(false);  /* a second click or Enter closes it */
+      else show(a, true);
     } else if (pop && !pop.contains(e.target)) {
       hide(false);
     }
   });
   document.addEventListener("keydown", function (e) {
     if (!pop) return;
-    if (e.key === "Escape") { e.preventDefault(); hide(true); }
-    else if (e.key === "Tab" && !e.shiftKey && document.activeElement === owner) {
+    if (e.key === "Escape") {
+      /* Back to the receipt only if the keyboard was there: a popover opened by hovering just closes. */
+      var keyboard = document.activeElement === owner || pop.contains(document.activeElement);
+      e.preventDefault();
+      hide(keyboard);
+    } else if (e.key === "Tab" && !e.shiftKey && pinned && document.activeElement === owner) {
       e.preventDefault();
       pop.querySelector("a[href], button").focus();
     }
