@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
-from browser_tests.harness import AXE, AXE_SHA256, PHONE, Visits
+from browser_tests.harness import AXE, AXE_SHA256, DRAW_ALL, PHONE, Visits
 
 # Bytes of HTML, JS, CSS, fonts and images one cold visit may pull (notebook downloads are reported,
 # not budgeted; the search index is fetched only when a reader opens search: overrides/main.html).
@@ -69,6 +69,20 @@ def test_nothing_widens_the_page_on_a_phone(visits: Visits, page_path: str) -> N
     """At 390 px wide, wide tables, figures and formulas scroll inside their own boxes, not the page."""
     width = visits.get(page_path).phone_width
     assert width <= PHONE, f"/{page_path}: {width} px wide in a {PHONE} px window: something escapes its scroll box"
+
+
+def test_the_scrollbar_tells_a_desktop_reader_the_page_s_true_length(
+    new_context: Any, base_url: str, page_path: str
+) -> None:
+    """At 1280 px every block is drawn at load: blocks skipped until scrolled near (content-visibility,
+    kept for phones) stand in at a guessed height, and made Part 1 look 1.5 times its length."""
+    page = new_context().new_page()
+    page.set_viewport_size({"width": 1280, "height": 900})
+    page.goto(base_url + page_path, wait_until="load")
+    at_load = page.evaluate("document.documentElement.scrollHeight")
+    page.add_style_tag(content=DRAW_ALL)
+    drawn = page.evaluate("document.documentElement.scrollHeight")
+    assert abs(at_load - drawn) <= 2, f"/{page_path}: the page measures {at_load} px at load and {drawn} px drawn"
 
 
 def test_screenshot_saved(visits: Visits, page_path: str, scheme: str) -> None:
