@@ -120,7 +120,9 @@ def test_figure_text_is_at_least_9pt_at_1280px(new_context: Any, base_url: str) 
         page = new_context(java_script_enabled=False).new_page()
         page.goto(base_url + path, wait_until="load")
         sizes = page.evaluate(
-            """() => [...document.querySelectorAll('figure.rs-figure svg.rs-svg')].map(svg => {
+            """() => [...document.querySelectorAll('figure.rs-figure svg.rs-svg')]
+              .filter(svg => svg.getBoundingClientRect().width > 0)  // the phone's drawing is hidden here
+              .map(svg => {
                 const scale = svg.getBoundingClientRect().width / svg.viewBox.baseVal.width;
                 const sizes = [...svg.querySelectorAll('text, tspan')]
                   .map(t => parseFloat(getComputedStyle(t).fontSize) * scale);
@@ -129,6 +131,52 @@ def test_figure_text_is_at_least_9pt_at_1280px(new_context: Any, base_url: str) 
         )
         small += [f"/{path} {fid}: {px:.1f}px" for fid, px in sizes if math.isfinite(px) and px < 11.5]
     assert not small, f"figure text under 9 pt at 1280 px: {small}"
+
+
+PHONE_PLOT_PX = 10.0  # the smallest plot text a 390 px phone shows (tick labels come out near 14 px)
+
+
+def test_every_figure_fits_a_390px_phone_with_readable_text(new_context: Any, base_url: str) -> None:
+    """At 390 px each figure shows the drawing made for a phone's column (panels stacked, a long row
+    turned upright), whole, with plot text at PHONE_PLOT_PX or more; an explorable draws its chart for
+    the column too."""
+    cropped: list[str] = []
+    small: list[str] = []
+    seen = 0
+    for path in site_pages():
+        if soup(path).select_one("figure.rs-figure") is None:
+            continue
+        for scripts in (False, True):
+            page = new_context(java_script_enabled=scripts).new_page()
+            page.set_viewport_size({"width": 390, "height": 844})
+            page.goto(base_url + path, wait_until="load")
+            rows = page.evaluate(
+                """() => [...document.querySelectorAll('figure.rs-figure')].map(f => {
+                    const shown = [...f.querySelectorAll('svg.rs-svg, svg.rs-x-chart')]
+                      .filter(svg => svg.getBoundingClientRect().width > 0);
+                    const plots = shown.filter(svg => !svg.hasAttribute('style'));
+                    const text = plots.map(svg => {
+                      const scale = svg.getBoundingClientRect().width / svg.viewBox.baseVal.width;
+                      return Math.min(...[...svg.querySelectorAll('text, tspan')].map(t =>
+                        (parseFloat(t.getAttribute('font-size')) || parseFloat(getComputedStyle(t).fontSize)) * scale));
+                    });
+                    return {id: f.id, scroll: f.scrollWidth, width: f.clientWidth, shown: shown.length,
+                            narrow: shown.every(svg => !svg.classList.contains('rs-svg-wide')),
+                            text: Math.min(...text)};
+                })"""
+            )
+            for r in rows:
+                where = f"/{path} {r['id']} ({'with' if scripts else 'without'} scripts)"
+                seen += 1
+                if r["shown"] == 0 or not r["narrow"]:
+                    cropped.append(f"{where}: shows {r['shown']} drawings, the desktop's among them")
+                elif r["scroll"] > r["width"] + 1:
+                    cropped.append(f"{where}: {r['scroll']} px wide in a {r['width']} px column")
+                if math.isfinite(r["text"]) and r["text"] < PHONE_PLOT_PX:
+                    small.append(f"{where}: {r['text']:.1f} px")
+    assert seen >= 60, f"only {seen} figures found"
+    assert not cropped, f"figures cropped at 390 px: {cropped}"
+    assert not small, f"plot text under {PHONE_PLOT_PX} px at 390 px: {small}"
 
 
 def test_diagram_labels_are_at_least_11px_on_a_390px_phone(new_context: Any, base_url: str) -> None:
@@ -142,7 +190,9 @@ def test_diagram_labels_are_at_least_11px_on_a_390px_phone(new_context: Any, bas
         page.set_viewport_size({"width": 390, "height": 844})
         page.goto(base_url + path, wait_until="load")
         sizes = page.evaluate(
-            """() => [...document.querySelectorAll('figure.rs-figure svg.rs-svg[style]')].map(svg => {
+            """() => [...document.querySelectorAll('figure.rs-figure svg.rs-svg[style]')]
+              .filter(svg => svg.getBoundingClientRect().width > 0)  // the desktop's drawing, where stacked
+              .map(svg => {
                 const scale = svg.getBoundingClientRect().width / svg.viewBox.baseVal.width;
                 const sizes = [...svg.querySelectorAll('text')]
                   .map(t => parseFloat(t.getAttribute('font-size')) * scale);

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from sitekit.diagram import Diagram, Node, Panel, svg
-from sitekit.figures import Values, figure
+from sitekit.figures import Values, figure, stacked
 
 
 def _residual_block() -> Any:
@@ -237,6 +237,41 @@ STREAM = Diagram(
             col=76.0,
         ),
     ),
+    narrow=(  # the bus turned upright: a phone's column is too narrow for eight steps side by side
+        Panel(
+            "three blocks run by run_stream()",
+            "snippets/residual_stream/running_sum.py",
+            _stream,
+            nodes=(
+                Node("x", "input", "x", 0, 0),
+                Node("blocks_0_branch", "Sequential", "F₁", 1, 1),
+                Node("add", "add", "+", 0, 2),
+                Node("blocks_1_branch", "Sequential", "F₂", 1, 3),
+                Node("add_1", "add", "+", 0, 4),
+                Node("blocks_2_branch", "Sequential", "F₃", 1, 5),
+                Node("add_2", "add", "+", 0, 6),
+                Node("output", "output", "h₃", 0, 7),
+            ),
+            edges=(
+                ("x", "blocks_0_branch", "vh"),  # each branch reads the stream below the last addition
+                ("x", "add"),
+                ("blocks_0_branch", "add"),
+                ("add", "blocks_1_branch", "vh"),
+                ("add", "add_1"),
+                ("blocks_1_branch", "add_1"),
+                ("add_1", "blocks_2_branch", "vh"),
+                ("add_1", "add_2"),
+                ("blocks_2_branch", "add_2"),
+                ("add_2", "output"),
+            ),
+            leaves=("Sequential",),
+            stream=("x", "add", "add_1", "add_2", "output"),
+            col=112.0,
+        ),
+    ),
+    narrow_desc="The stream runs down from x to h_3 through three additions. Beside it sit the branches "
+    "F_1, F_2 and F_3; each reads the stream just before its addition and writes its output into that "
+    "addition, so every write stays in the stream and is summed with all the others.",
 )
 
 HIGHWAY_DENSE = Diagram(
@@ -304,6 +339,70 @@ HIGHWAY_DENSE = Diagram(
                 ("layers_1", "cat_2"),
                 ("x", "cat_2", "arc"),
                 ("layers_0", "cat_2", "arc"),
+                ("cat_2", "output"),
+            ),
+            leaves=("layers.0", "layers.1"),
+            col=96.0,
+        ),
+    ),
+    narrow=(  # the dense row turned into a column, its skips round its left side
+        Panel(
+            "highway block",
+            "snippets/skip_patterns/highway.py",
+            _highway,
+            nodes=(
+                Node("x", "input", "x", 0, 0),
+                Node("shortcut", "Identity", "identity", 0, 2, "residual"),
+                Node("branch_0", "Linear", "Linear (H)", 1, 1),
+                Node("branch_1", "ReLU", "ReLU", 1, 2),
+                Node("gate", "Linear", "Linear (gate)", 2, 1, "highway"),
+                Node("sigmoid", "sigmoid", "σ → T", 2, 2, "highway"),
+                Node("mul", "mul", "×", 1, 3),
+                Node("sub", "sub", "1 − T", 3, 3, "highway"),
+                Node("mul_1", "mul", "×", 0, 4),
+                Node("add", "add", "+", 0, 5),
+                Node("output", "output", "y", 0, 6),
+            ),
+            edges=(
+                ("x", "shortcut"),
+                ("x", "branch_0"),
+                ("x", "gate"),
+                ("branch_0", "branch_1"),
+                ("gate", "sigmoid"),
+                ("sigmoid", "mul"),
+                ("branch_1", "mul"),
+                ("sigmoid", "sub", "hv"),
+                ("shortcut", "mul_1"),
+                ("sub", "mul_1"),
+                ("mul", "add"),
+                ("mul_1", "add"),
+                ("add", "output"),
+            ),
+            stream=("x", "shortcut", "mul_1", "add", "output"),
+            col=92.0,  # the widest label pair side by side still clears by a pixel
+        ),
+        Panel(
+            "dense stack, two layers",
+            "snippets/skip_patterns/dense_concat.py",
+            _dense,
+            nodes=(
+                Node("x", "input", "x", 0, 0),
+                Node("cat", "cat", "concat", 0, 1, "dense"),
+                Node("layers_0", "Sequential", "Linear, ReLU", 0, 2),
+                Node("cat_1", "cat", "concat", 0, 3, "dense"),
+                Node("layers_1", "Sequential", "Linear, ReLU", 0, 4),
+                Node("cat_2", "cat", "concat", 0, 5, "dense"),
+                Node("output", "output", "y", 0, 6),
+            ),
+            edges=(
+                ("x", "cat"),
+                ("cat", "layers_0"),
+                ("layers_0", "cat_1"),
+                ("x", "cat_1", "side"),
+                ("cat_1", "layers_1"),
+                ("layers_1", "cat_2"),
+                ("x", "cat_2", "side"),
+                ("layers_0", "cat_2", "side"),
                 ("cat_2", "output"),
             ),
             leaves=("layers.0", "layers.1"),
@@ -384,7 +483,15 @@ DIAGRAMS = (RESIDUAL_BLOCK, PRE_POST_ACTIVATION, STREAM, HIGHWAY_DENSE, TRANSFOR
 
 
 def _register(d: Diagram) -> None:
-    @figure(d.name, claims=[], caption=d.title + ".")
+    phone = d.for_phone()
+    side_by_side = d.direction == "row" and len(d.panels) > 1  # the phone stacks them: "left" reads "top"
+
+    def narrow(values: Values) -> str:  # for a phone's column (Diagram.for_phone)
+        assert phone is not None
+        drawn = svg(phone)
+        return stacked(drawn.encode()).decode() if side_by_side else drawn
+
+    @figure(d.name, claims=[], caption=d.title + ".", narrow=narrow if phone is not None else None)
     def draw(values: Values) -> str:
         return svg(d)
 

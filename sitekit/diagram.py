@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import operator
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from html import escape
 from typing import Any
 
@@ -61,6 +61,19 @@ class Diagram:
     direction: str = "row"
     stream_look: str = "residual"
     notes: dict[str, str] = field(default_factory=dict)
+    # For a phone's column: the same panels placed otherwise (one under another, a row turned into a
+    # column), checked against the listings like the panels above, and the description of that drawing.
+    narrow: tuple[Panel, ...] = ()
+    narrow_desc: str = ""
+
+    def for_phone(self) -> Diagram | None:
+        """The diagram as a phone shows it: its own phone panels, or side-by-side panels stacked; None
+        where the desktop drawing is already a single column."""
+        if self.narrow:
+            return replace(self, panels=self.narrow, direction="column", desc=self.narrow_desc or self.desc)
+        if self.direction == "row" and len(self.panels) > 1:
+            return replace(self, direction="column")
+        return None
 
 
 def traced(panel: Panel) -> tuple[dict[str, str], set[tuple[str, str]]]:
@@ -95,11 +108,12 @@ def traced(panel: Panel) -> tuple[dict[str, str], set[tuple[str, str]]]:
 def check(diagram: Diagram) -> list[str]:
     """Every way the diagram's declared graph differs from the traced modules (empty: they agree)."""
     problems = []
-    for panel in diagram.panels:
+    phone = [(p, " (phone layout)") for p in diagram.narrow if p not in diagram.panels]
+    for panel, layout in [(p, "") for p in diagram.panels] + phone:
         ops, edges = traced(panel)
         drawn = {n.name: n.op for n in panel.nodes}
         arrows = {(e[0], e[1]) for e in panel.edges}
-        where = f"diagram {diagram.name!r}, panel {panel.title!r} (figures/diagrams.py) against {panel.source}"
+        where = f"diagram {diagram.name!r}, panel {panel.title!r}{layout} (figures/diagrams.py) against {panel.source}"
         for name in sorted(ops.keys() - drawn.keys()):
             problems.append(f"{where}: the listing has {ops[name]} {name!r}, which the diagram does not draw")
         for name in sorted(drawn.keys() - ops.keys()):
@@ -147,6 +161,10 @@ def _route(a: Node, b: Node, pa: tuple[float, float], pb: tuple[float, float], h
         s, e = _anchor(a, pa, "t"), _anchor(b, pb, "t")
         lift = 14 + 0.16 * abs(x2 - x1)
         return [s, (s[0], s[1] - lift), (e[0], e[1] - lift), e]
+    if how == "side":  # the same, round the left of a column
+        s, e = _anchor(a, pa, "l"), _anchor(b, pb, "l")
+        lift = 14 + 0.16 * abs(y2 - y1)
+        return [s, (s[0] - lift, s[1]), (e[0] - lift, e[1]), e]
     if x1 == x2:
         return [_anchor(a, pa, "b" if y2 > y1 else "t"), _anchor(b, pb, "t" if y2 > y1 else "b")]
     if y1 == y2:
@@ -206,8 +224,10 @@ def _panel(d: Diagram, p: Panel, ox: float, oy: float) -> tuple[str, float, floa
     cols = max(n.col for n in p.nodes) + 1
     rows = max(n.row for n in p.nodes) + 1
     arc_room = 40.0 if any(len(e) > 2 and e[2] == "arc" for e in p.edges) else 0.0
+    side_room = 40.0 if any(len(e) > 2 and e[2] == "side" for e in p.edges) else 0.0
     top = oy + TITLE + arc_room
-    at = {n.name: (ox + MARGIN + p.col * (n.col + 0.5), top + ROW * (n.row + 0.5)) for n in p.nodes}
+    left = ox + MARGIN + side_room
+    at = {n.name: (left + p.col * (n.col + 0.5), top + ROW * (n.row + 0.5)) for n in p.nodes}
     by_name = {n.name: n for n in p.nodes}
     stream = look(d.stream_look).color
     out = [
@@ -219,9 +239,10 @@ def _panel(d: Diagram, p: Panel, ox: float, oy: float) -> tuple[str, float, floa
         how = edge[2] if len(edge) > 2 else ("vh" if b.op in OPERATORS else "hv")
         on_stream = a.name in p.stream and b.name in p.stream
         points = _route(a, b, at[a.name], at[b.name], how)
-        out.append(_arrow(points, how == "arc", stream if on_stream else "currentColor", 3 if on_stream else 1.3))
+        curve = how in ("arc", "side")
+        out.append(_arrow(points, curve, stream if on_stream else "currentColor", 3 if on_stream else 1.3))
     out += [_node(n, *at[n.name]) for n in p.nodes]
-    return "".join(out), 2 * MARGIN + p.col * cols, TITLE + arc_room + ROW * rows + MARGIN / 2
+    return "".join(out), 2 * MARGIN + side_room + p.col * cols, TITLE + arc_room + ROW * rows + MARGIN / 2
 
 
 def svg(d: Diagram) -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from html import escape
+from html import escape, unescape
 from typing import Any
 
 from sitekit import contract
@@ -152,13 +152,19 @@ FIGURE_CALL = re.compile(r"\{\{\s*figure\(\s*(['\"])(?P<name>[^'\"]+)\1")
 MATH = re.compile(r"\\\(.+?\\\)")
 
 
-def _caption_html(text: str) -> str:
-    """Escaped caption text; inline math \\( ... \\) is left for KaTeX, as arithmatex leaves it."""
+def _caption_html(text: str, stacked: bool = False) -> str:
+    """Escaped caption text; inline math \\( ... \\) is left for KaTeX, as arithmatex leaves it.
+    `stacked`: the phone's drawing stacks the panels, so their names read for each layout."""
+    from sitekit.figures import panel_words
+
+    def words(t: str) -> str:
+        return panel_words(escape(t), html=True) if stacked else escape(t)
+
     out, last = [], 0
     for m in MATH.finditer(text):
-        out += [escape(text[last : m.start()]), f'<span class="arithmatex">{escape(m[0])}</span>']
+        out += [words(text[last : m.start()]), f'<span class="arithmatex">{escape(m[0])}</span>']
         last = m.end()
-    return "".join([*out, escape(text[last:])])
+    return "".join([*out, words(text[last:])])
 
 
 @macro
@@ -167,7 +173,7 @@ def figure(ctx: Context, name: str, alt: str, caption: str = "") -> str:
     an explorable the recorded values it shows, as JSON. Numbers run 1, 2, ... per page in order."""
     import json
 
-    from sitekit.figures import DRAWN, REGISTRY, inline
+    from sitekit.figures import DRAWN, REGISTRY, inline, is_stacked, panel_words
 
     if name not in ctx.figures:
         raise ClaimError(
@@ -183,14 +189,21 @@ def figure(ctx: Context, name: str, alt: str, caption: str = "") -> str:
     devices = [("cpu", "CPU")]
     if spec.claims and "cuda" in drawn and all(cuda_record(ctx, cid) for cid in spec.claims):
         devices.append(("cuda", f"CUDA ({ctx.cuda_provenance.get('gpu', 'GPU')})"))
-    parts = []
+    parts, restacked = [], False
     for device, label in devices:
-        svg = DRAWN.get(drawn[device])
+        svg, narrow = DRAWN.get(drawn[device]), DRAWN.get(drawn.get(f"{device}-narrow", ""))
+        prefix = f"fig-{name}" + ("" if device == "cpu" else f"-{device}")
         if svg is None:  # drawn, but not through this build's hook (a test): link the file
             body = f'<img src="{ctx.link(drawn[device])}" alt="{escape(alt)}">'
-        else:
-            prefix = f"fig-{name}" + ("" if device == "cpu" else f"-{device}")
+        elif narrow is None:  # a diagram, which scales itself
             body = inline(svg, prefix, f"Figure {number}", alt)
+        else:  # twice: site.css shows the one laid out for the reader's column
+            restacked = is_stacked(narrow)
+            body = inline(svg, prefix, f"Figure {number}", alt, "wide")
+            own = re.search(rb"<desc>(.*?)</desc>", narrow, re.S)  # a diagram describes each drawing
+            desc = alt or (unescape(own[1].decode()) if own else "")
+            desc = panel_words(desc) if restacked else desc
+            body += "\n" + inline(narrow, f"{prefix}-narrow", f"Figure {number}", desc, "narrow")
         if len(devices) > 1:
             body = f'<div class="rs-figure-variant"><p class="rs-figure-device">{label}</p>{body}</div>'
         parts.append(body)
@@ -199,7 +212,7 @@ def figure(ctx: Context, name: str, alt: str, caption: str = "") -> str:
         payload = json.dumps(spec.explore(values)).replace("</", "<\\/")
         data = f'<script type="application/json" class="rs-explorable-data">{payload}</script>'
     words = caption or spec.caption
-    figcaption = f'<span class="rs-figure-number">Figure {number}.</span> {_caption_html(words)}'.strip()
+    figcaption = f'<span class="rs-figure-number">Figure {number}.</span> {_caption_html(words, restacked)}'.strip()
     explorable = f' data-explorable="{name}"' if spec.explore is not None else ""
     html = (
         f'<figure class="rs-figure" id="figure-{name}"{explorable}>'

@@ -87,14 +87,16 @@ def on_files(files: Files, config: Any) -> Files:
     drawn: dict[str, dict[str, str]] = {}
     for name, spec in sorted(figures.load_all().items()):
         for device, recorded in (("cpu", _state["cpu"]), ("cuda", _state["cuda"])):
-            svg = figures.draw(spec, recorded)
-            if svg is None:
-                continue
-            uri = f"figures/{name}.svg" if device == "cpu" else f"figures/{name}.cuda.svg"
-            files.append(File.generated(config, uri, content=svg))
-            rendered.write(uri, svg)
-            figures.DRAWN[uri] = svg  # the `figure` macro puts the drawing itself into the page
-            drawn.setdefault(name, {})[device] = uri
+            for narrow in (False, True):  # the second laid out for a phone's column
+                svg = figures.draw(spec, recorded, narrow)
+                if svg is None:
+                    continue
+                key = device + ("-narrow" if narrow else "")
+                uri = f"figures/{name}{'' if device == 'cpu' else '.cuda'}{'.narrow' if narrow else ''}.svg"
+                files.append(File.generated(config, uri, content=svg))
+                rendered.write(uri, svg)
+                figures.DRAWN[uri] = svg  # the `figure` macro puts the drawing itself into the page
+                drawn.setdefault(name, {})[key] = uri
     _state["drawn"] = drawn
     listed = sorted({inc.path for page in (claims.ROOT / "docs").rglob("*.md") for inc in contract.includes(page)})
     _state["sources"] = set()

@@ -158,3 +158,130 @@ def test_a_figure_too_heavy_to_inline_is_refused_with_its_name():
     with pytest.raises(ValueError, match=r"figure 'too-heavy' .* bytes of SVG, over"):
         figures._render(heavy, {})
     assert len(figures._render(figures.FigureSpec("light", ("a_claim",), curve), {})) < figures.MAX_SVG_BYTES
+
+
+# ---- the phone layout (sitekit/figures.py `narrowed`) -------------------------------------------------
+
+
+def _two_panels(values=None):
+    import matplotlib.pyplot as plt
+
+    fig, (left, right) = plt.subplots(1, 2, figsize=(style.MAX_WIDTH, 3.4), sharey=True)
+    for ax in (left, right):
+        ax.plot([1, 2, 3], [1, 4, 9], label="a curve")
+        ax.set_title("a panel")
+    fig.tight_layout()
+    return fig
+
+
+def test_a_phone_gets_side_by_side_panels_one_under_the_other():
+    import matplotlib.pyplot as plt
+
+    figures.style()
+    fig = _two_panels()
+    assert figures.narrowed(fig) is True
+    (top, bottom) = (ax.get_position() for ax in fig.axes)
+    assert fig.get_size_inches()[0] == figures.NARROW_WIDTH
+    assert top.y0 > bottom.y1  # stacked, the first panel on top
+    assert abs(top.x0 - bottom.x0) < 0.02 and top.width > 0.7  # each across the column
+    assert fig.axes[1].yaxis.get_ticklabels()[1].get_visible()  # the shared axis labelled on both
+    plt.close(fig)
+    svg = figures._render(figures.FigureSpec("two", ("a_claim",), _two_panels), {}, narrow=True)
+    assert figures.is_stacked(svg) and not figures.is_stacked(
+        figures._render(figures.FigureSpec("two", ("a_claim",), _two_panels), {})
+    )
+
+
+def test_a_single_panel_is_narrowed_but_not_said_to_be_stacked():
+    import matplotlib.pyplot as plt
+
+    figures.style()
+    fig, ax = plt.subplots(figsize=(style.MAX_WIDTH, 3.6))
+    ax.plot([1, 2, 3], [3, 1, 2])
+    assert figures.narrowed(fig) is False and fig.get_size_inches()[0] == figures.NARROW_WIDTH
+    plt.close(fig)
+
+
+def test_a_legend_that_would_cover_the_data_on_a_phone_moves_off_it():
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    figures.style()
+    fig, ax = plt.subplots(figsize=(style.MAX_WIDTH, 3.6))
+    grid = np.linspace(0, 1, 15)
+    for y in grid:  # points everywhere: no corner of the axes is free
+        ax.plot(grid, np.full_like(grid, y), "o", color=style.INK, label="_nolegend_" if y else "points")
+    ax.legend(loc="upper left")
+    renderer = fig.canvas.get_renderer()
+    fig.set_size_inches(figures.NARROW_WIDTH, 3.6)
+    fig.canvas.draw()
+    assert figures._covers(ax, ax.get_legend(), renderer)  # the counterfactual: left where it was drawn
+    figures.narrowed(fig)
+    fig.canvas.draw()
+    legend = fig.legends[0] if fig.legends else ax.get_legend()
+    assert ax.get_legend() is None and legend is not None  # under the figure now
+    assert legend.get_window_extent(renderer).y1 <= ax.get_tightbbox(renderer).y0 + 1
+    plt.close(fig)
+
+
+def test_crowded_tick_labels_thin_out_if_numbers_and_stand_up_if_names():
+    import matplotlib.pyplot as plt
+
+    figures.style()
+    fig, (numbers, names) = plt.subplots(2, 1, figsize=(style.MAX_WIDTH, 5))
+    ticks = [0.00625, 0.0125, 0.025, 0.05, 0.1, 0.2, 0.4]
+    numbers.plot(ticks, ticks)
+    numbers.set_xscale("log")
+    numbers.set_xticks(ticks, [f"{t:g}" for t in ticks])
+    names.bar(range(6), [1] * 6)
+    names.set_xticks(range(6), ["pre-norm", "post-norm", "post-norm + warm-up", "DeepNorm", "ReZero", "scaled"])
+    fig.set_size_inches(figures.NARROW_WIDTH, 5)
+    fig.tight_layout()
+    renderer = fig.canvas.get_renderer()
+    assert figures._uncrowd_ticks(numbers, renderer) == 0.0
+    fig.canvas.draw()
+    shown = [t.get_text() for t in numbers.get_xticklabels()]
+    assert shown[0] and not shown[1] and shown[2]  # every other number
+    assert figures._uncrowd_ticks(names, renderer) > 0  # upright names are taller
+    assert all(t.get_rotation() == 90 and t.get_text() for t in names.get_xticklabels())
+    plt.close(fig)
+
+
+def test_captions_name_stacked_panels_by_where_they_are():
+    text = "Left: the stream (left, linear scale). Right, its gradient; the right character's logit, left of x."
+    assert figures.panel_words(text) == (
+        "Top: the stream (top, linear scale). Bottom, its gradient; the right character's logit, left of x."
+    )
+    html = figures.panel_words("the loss (right)", html=True)
+    assert html == 'the loss (<span class="rs-at-wide">right</span><span class="rs-at-narrow">bottom</span>)'
+
+
+def test_a_figure_shows_both_layouts_and_says_top_where_the_phone_stacks(monkeypatch):
+    figures.load_all()
+    name = "residual-block-diagram"
+    spec = figures.REGISTRY[name]
+    wide, narrow = figures.draw(spec, {}), figures.draw(spec, {}, narrow=True)
+    assert narrow is not None and figures.is_stacked(narrow) and not figures.is_stacked(wide)
+    for uri, svg in ((f"figures/{name}.svg", wide), (f"figures/{name}.narrow.svg", narrow)):
+        monkeypatch.setitem(figures.DRAWN, uri, svg)
+    drawn = {name: {"cpu": f"figures/{name}.svg", "cpu-narrow": f"figures/{name}.narrow.svg"}}
+    ctx = render.Context(page="module/residual-block.md", cpu={}, figures=drawn)
+    html = render.render(f'{{{{ figure("{name}", "", "Left: one block. Right: another.") }}}}\n', ctx)
+    assert html.count('class="rs-svg rs-svg-wide"') == 1 and html.count('class="rs-svg rs-svg-narrow"') == 1
+    assert '<span class="rs-at-narrow">Top</span>: one block.' in html
+    assert "fig-residual-block-diagram-narrow-title" in html  # ids stay unique on the page
+    # a diagram without a phone layout of its own is shown once, for every screen
+    assert figures.draw(figures.FigureSpec("one-column", (), lambda values: "<svg></svg>"), {}, narrow=True) is None
+
+
+def test_a_phone_layout_is_checked_against_the_listing_like_the_desktop_one():
+    d = diagrams.STREAM
+    phone = d.for_phone()
+    assert phone is not None and diagram.check(d) == []
+    assert "runs down" in phone.desc and "left to right" in d.desc  # each drawing described as drawn
+    upright = diagram.svg(phone)
+    width, height = (float(v) for v in re.search(r'viewBox="0 0 ([0-9.]+) ([0-9.]+)"', upright).groups())
+    assert height > width  # the bus stands up
+    broken_panel = dataclasses.replace(d.narrow[0], edges=d.narrow[0].edges[1:])  # an arrow left out
+    problems = diagram.check(dataclasses.replace(d, narrow=(broken_panel,)))
+    assert problems and all("(phone layout)" in p for p in problems), problems

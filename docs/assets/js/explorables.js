@@ -7,7 +7,10 @@
   var NS = "http://www.w3.org/2000/svg";
   var SUP = { "-": "⁻", 0: "⁰", 1: "¹", 2: "²", 3: "³", 4: "⁴", 5: "⁵", 6: "⁶", 7: "⁷", 8: "⁸", 9: "⁹" };
   var DASH = { "-": "", "--": "7 4", "-.": "7 3 2 3", ":": "2 3" };
-  var W = 640, H = 300, M = { l: 70, r: 18, t: 14, b: 46 };
+  // A phone's column (about 358 px) gets a chart drawn for its width, so its 13 px text stays near 13 px
+  // instead of shrinking or scrolling sideways (site.css); the same breakpoint as the page's layout.
+  var NARROW = window.matchMedia("screen and (max-width: 44.9375em)").matches;
+  var W = NARROW ? 360 : 640, H = 300, M = { l: 70, r: 18, t: 14, b: 46 };
 
   function svgEl(name, attrs, parent) {
     var node = document.createElementNS(NS, name);
