@@ -110,12 +110,34 @@ def lighthouse(url: str, out: Path) -> dict[str, Any]:
 
 
 @pytest.fixture(scope="module")
-def lighthouse_report() -> Iterator[dict[str, dict[str, Any]]]:
-    """Scores by page; written to screenshots/lighthouse.json when the module ends."""
+def lighthouse_report(request: pytest.FixtureRequest) -> Iterator[dict[str, dict[str, Any]]]:
+    """Scores by page; written to screenshots/lighthouse.json when the module ends, and each page's
+    margin to the budget printed, thinnest first."""
     rows: dict[str, dict[str, Any]] = {}
     yield rows
     SHOTS.mkdir(exist_ok=True)
     REPORT.write_text(json.dumps(dict(sorted(rows.items())), indent=1) + "\n", encoding="utf-8")
+    terminal = request.config.pluginmanager.get_plugin("terminalreporter")
+    if terminal is not None and rows:
+        terminal.write_line("")
+        terminal.write_line("Lighthouse margins to the budget, thinnest first:")
+        for line in margins(rows):
+            terminal.write_line("  " + line)
+
+
+def margins(rows: dict[str, dict[str, Any]]) -> list[str]:
+    """Each page's distance from the budget: performance above its floor, blocking time under its ceiling
+    (as a share of the ceiling, so the two read on one scale); the thinner of the two orders the pages."""
+
+    def thinnest(s: dict[str, Any]) -> float:
+        return min((s["performance"] - MIN_PERFORMANCE) / MIN_PERFORMANCE, (MAX_TBT_MS - s["tbt_ms"]) / MAX_TBT_MS)
+
+    return [
+        f"/{page}: performance {s['performance'] * 100:.0f} ({(s['performance'] - MIN_PERFORMANCE) * 100:+.0f} on "
+        f"the floor of {MIN_PERFORMANCE * 100:.0f}), TBT {s['tbt_ms']:.0f} ms ({MAX_TBT_MS - s['tbt_ms']:.0f} ms "
+        f"under {MAX_TBT_MS:.0f}), CLS {s['cls']:.3f}, {s['runs']} audit{'s' if s['runs'] > 1 else ''}"
+        for page, s in sorted(rows.items(), key=lambda kv: thinnest(kv[1]))
+    ]
 
 
 def over_budget(s: dict[str, Any]) -> list[str]:
