@@ -15,7 +15,6 @@ from browser_tests.harness import ROOT, site_pages, soup
 RESULTS = ROOT / "results" / "cpu.json"
 GRADIENT = "input-gradient-vs-depth"
 STREAM = "stream-rms-vs-depth"
-SUP = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
 
 
 def recorded(cid: str) -> dict[str, Any]:
@@ -23,13 +22,14 @@ def recorded(cid: str) -> dict[str, Any]:
 
 
 def shown(v: float) -> str:
-    """The site's notation for a value, three significant digits (as explorables.js writes it)."""
+    """The site's notation for a value, three significant digits, as explorables.js writes it and a reader's
+    text shows it (the exponent in a <sup>: 4.43 × 10−29)."""
     if v == 0:
         return "0"
     if 0.01 <= abs(v) < 10000:
         return f"{float(f'{v:.3g}'):g}"
     mantissa, exponent = f"{v:.2e}".split("e")
-    return f"{mantissa} × 10{str(int(exponent)).translate(SUP)}"
+    return f"{mantissa} × 10{str(int(exponent)).replace('-', '−')}"
 
 
 def page_of(name: str) -> str:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from sitekit import lightpage, mathrender, render
+from sitekit import lightpage, mathrender, render, typesetting
 
 # A listing's title is "What the code is · snippets/<topic>/<name>.py" (or the bare path): the path
 # becomes a link to the published source, and the first listing of a file gets an id receipts link to.
@@ -37,8 +37,10 @@ def listing_links(html: str, page_uri: str) -> str:
 
 
 def content(html: str, page_uri: str, page_url: str, site_file: Callable[[str], bytes | None]) -> str:
-    """A Markdown page's article HTML: sized lazy images, focusable code, linked listing titles."""
-    return listing_links(lightpage.focusable_code(lightpage.lazy_images(html, page_url, site_file)), page_uri)
+    """A Markdown page's article HTML: sized lazy images, focusable code, linked listing titles, powers
+    of ten set with <sup>."""
+    html = listing_links(lightpage.focusable_code(lightpage.lazy_images(html, page_url, site_file)), page_uri)
+    return typesetting.powers_html(html)
 
 
 def finish(output: str, katex: mathrender.KaTeX) -> tuple[str, list[str]]:

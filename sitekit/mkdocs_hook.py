@@ -33,6 +33,7 @@ from sitekit import (
     numbers_notebook,
     render,
     rendered,
+    typesetting,
 )
 from sitekit import parts as part_refs
 
@@ -192,7 +193,7 @@ def on_page_content(html: str, page: Any, config: Any, files: Files) -> str:
         if _state["strict"]:
             raise PluginError(f"docs/{page.file.src_uri}: {err}") from None
         log.warning(str(err))
-    return button + render.typeset_html(html)
+    return button + typesetting.powers_html(render.typeset_html(html))
 
 
 _katex = mathrender.KaTeX()  # one Node process per build; its cache lives as long as `mkdocs serve`

@@ -7,6 +7,7 @@ import fractions
 import html
 import math
 import re
+from collections.abc import Callable
 from typing import Any
 
 from sitekit.claims import ClaimError
@@ -103,10 +104,27 @@ def typeset_html(page: str) -> str:
 
     For pages whose prose is not written through the macros (a notebook's Markdown cells).
     """
+    return _text_nodes(page, lambda text: E_NUMBER.sub(lambda n: typeset(n[0]), text))
+
+
+# A power of ten as the data carry it (10⁻²⁹, in attributes, JSON and alt text too) and as a page's text
+# shows it: 10<sup>−29</sup>, in the text face, where Unicode superscripts fall back to another font.
+POWER = re.compile(r"(?<![\d.])10(?P<exp>[⁻⁺]?[⁰¹²³⁴⁵⁶⁷⁸⁹]+)")
+PLAIN = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺", "0123456789" + MINUS + "+")
+
+
+def powers_html(page: str) -> str:
+    """Powers of ten in the text of rendered HTML as 10<sup>−29</sup>; tags, attributes, code and
+    drawings (which set their own exponents) left as they are."""
+    return _text_nodes(page, lambda text: POWER.sub(lambda m: f"10<sup>{m['exp'].translate(PLAIN)}</sup>", text))
+
+
+def _text_nodes(page: str, change: Callable[[str], str]) -> str:
+    """The page with `change` applied to the text between its tags, outside code, scripts and SVG."""
     out, last, skip = [], 0, []
     for m in TAG.finditer(page):
         text = page[last : m.start()]
-        out.append(text if skip else E_NUMBER.sub(lambda n: typeset(n[0]), text))
+        out.append(text if skip else change(text))
         out.append(m[0])
         last = m.end()
         closing, name, attrs = m[1] == "/", m[2].lower(), m[3]
@@ -117,7 +135,7 @@ def typeset_html(page: str) -> str:
                     skip.pop()
         elif not closing and (name in CODE_TAGS or "clipboard-copy-txt" in attrs):
             skip.append([name, 1])
-    out.append(page[last:] if skip else E_NUMBER.sub(lambda n: typeset(n[0]), page[last:]))
+    out.append(page[last:] if skip else change(page[last:]))
     return "".join(out)
 
 

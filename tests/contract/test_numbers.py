@@ -241,3 +241,16 @@ def test_a_table_takes_one_format_per_column():
     assert "| a | 0.0003 | 2.430 |" in table and "| b | 0.001 | 2.238 |" in table, table
     with pytest.raises(ClaimError, match="2 column formats"):
         _md_table(data, ".1g;.3f", "here")
+
+
+def test_powers_of_ten_are_set_with_sup_in_text_only():
+    from sitekit.typesetting import powers_html
+
+    page = (
+        '<p>4.4 × 10⁻²⁹ and 10¹²</p><a title="10⁻³" data-x="10⁻³">10⁻³</a><code>10⁻²</code><svg><text>10⁻¹</text></svg>'
+    )
+    assert powers_html(page) == (
+        '<p>4.4 × 10<sup>−29</sup> and 10<sup>12</sup></p><a title="10⁻³" data-x="10⁻³">10<sup>−3</sup></a>'
+        "<code>10⁻²</code><svg><text>10⁻¹</text></svg>"
+    )
+    assert powers_html("<p>ρ² and 210²</p>") == "<p>ρ² and 210²</p>"  # a square, and not a power of ten

@@ -25,6 +25,19 @@
     if (parent) parent.appendChild(node);
     return node;
   }
+  // Text with its powers of ten set as exponents in the text's own font: <sup> in HTML, a raised
+  // <tspan> in the chart (Unicode superscripts fall back to another font).
+  var PLAIN = { "⁰": "0", "¹": "1", "²": "2", "³": "3", "⁴": "4", "⁵": "5", "⁶": "6", "⁷": "7", "⁸": "8", "⁹": "9", "⁻": "−" };
+  function withPowers(parent, text, svg) {
+    String(text).split(/(10[⁻]?[⁰¹²³⁴⁵⁶⁷⁸⁹]+)/).forEach(function (part, i) {
+      if (i % 2 === 0) { if (part) parent.appendChild(document.createTextNode(part)); return; }
+      var exp = part.slice(2).split("").map(function (c) { return PLAIN[c]; }).join("");
+      parent.appendChild(document.createTextNode("10"));
+      if (svg) svgEl("tspan", { "baseline-shift": "super", "font-size": "75%" }, parent).textContent = exp;
+      else htmlEl("sup", {}, parent, exp);
+    });
+    return parent;
+  }
   function power(e) {
     return "10" + String(e).split("").map(function (c) { return SUP[c]; }).join("");
   }
@@ -56,8 +69,8 @@
     for (var t = y0; t <= y1 + 1e-9; t += step) {
       var v = log ? Math.pow(10, t) : t, y = Y(v);
       svgEl("line", { x1: M.l, y1: y, x2: W - M.r, y2: y, class: "rs-x-grid" }, axis);
-      svgEl("text", { x: M.l - 6, y: y, "text-anchor": "end", "dominant-baseline": "central" }, axis).textContent =
-        log ? power(t) : String(Number(t.toPrecision(3)));
+      withPowers(svgEl("text", { x: M.l - 6, y: y, "text-anchor": "end", "dominant-baseline": "central" }, axis),
+        log ? power(t) : String(Number(t.toPrecision(3))), true);
     }
     o.ticks.forEach(function (x) {
       svgEl("text", { x: X(x), y: H - M.b + 18, "text-anchor": "middle" }, axis).textContent = String(x);
@@ -114,7 +127,8 @@
     var dt = htmlEl("dt", {}, readout);
     swatch(dt, ser.color, ser.dash);
     dt.appendChild(document.createTextNode(" " + label));
-    var dd = htmlEl("dd", { "data-series": key, "data-value": String(value) }, readout, fmt(value) + (extra || ""));
+    var dd = htmlEl("dd", { "data-series": key, "data-value": String(value) }, readout);
+    withPowers(dd, fmt(value) + (extra || ""), false);
     return dd;
   }
 

@@ -52,12 +52,31 @@
     return node;
   }
 
-  /* Text with `code` spans, as nodes (never innerHTML). */
+  /* Text with `code` spans, as nodes (never innerHTML); powers of ten as 10<sup>−29</sup>, as the page
+     sets them (sitekit/typesetting.py powers_html), since Unicode superscripts fall back to another font. */
   function withCode(parent, text) {
     String(text).split("`").forEach(function (part, i) {
-      if (part) parent.appendChild(i % 2 ? el("code", "", part) : document.createTextNode(part));
+      if (part) i % 2 ? parent.appendChild(el("code", "", part)) : withPowers(parent, part);
     });
     return parent;
+  }
+  var PLAIN = { "⁰": "0", "¹": "1", "²": "2", "³": "3", "⁴": "4", "⁵": "5", "⁶": "6", "⁷": "7", "⁸": "8", "⁹": "9", "⁻": "−", "⁺": "+" };
+  function withPowers(parent, text) {
+    String(text).split(/(10[⁻⁺]?[⁰¹²³⁴⁵⁶⁷⁸⁹]+)/).forEach(function (part, i) {
+      if (i % 2 === 0) { if (part) parent.appendChild(document.createTextNode(part)); return; }
+      parent.appendChild(document.createTextNode("10"));
+      parent.appendChild(el("sup", "", part.slice(2).split("").map(function (c) { return PLAIN[c]; }).join("")));
+    });
+  }
+  /* A receipt's text as the records write it: 10<sup>−29</sup> read back as 10⁻²⁹. */
+  function shownText(node) {
+    var out = "";
+    node.childNodes.forEach(function (c) {
+      if (c.nodeType === 3) out += c.nodeValue;
+      else if (c.tagName === "SUP") out += c.textContent.replace("−", "-").split("").map(function (d) { return SUP[d] || d; }).join("");
+      else out += shownText(c);
+    });
+    return out;
   }
 
   function row(dl, term, text) {
@@ -82,7 +101,7 @@
     var dl = el("dl");
     var key = a.getAttribute("data-key");
     if (key !== null) {
-      var shown = a.textContent;
+      var shown = shownText(a);
       var parts = [shown];
       if (key in d.values && typeof d.values[key] === "number" && !Number.isInteger(d.values[key])) {
         var full = typeset(d.values[key]);
