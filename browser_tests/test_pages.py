@@ -71,6 +71,28 @@ def test_nothing_widens_the_page_on_a_phone(visits: Visits, page_path: str) -> N
     assert width <= PHONE, f"/{page_path}: {width} px wide in a {PHONE} px window: something escapes its scroll box"
 
 
+def test_display_formulas_and_narrow_tables_fit_a_phone(new_context: Any, base_url: str, page_path: str) -> None:
+    """At 390 px no display formula is wider than its column, and a table of up to three columns needs
+    no sideways scrolling (header cells wrap: site.css); wider data tables may scroll in their own box."""
+    page = new_context().new_page()
+    page.set_viewport_size({"width": PHONE, "height": 844})
+    page.goto(base_url + page_path, wait_until="load")
+    page.add_style_tag(content=DRAW_ALL)
+    page.evaluate("document.querySelectorAll('details').forEach(d => d.open = true)")
+    wide = page.evaluate(
+        """() => [
+          ...[...document.querySelectorAll('.katex-display')].map(k => ['formula', k.scrollWidth, k.clientWidth]),
+          ...[...document.querySelectorAll('.md-typeset__scrollwrap')]
+            .filter(w => {
+              const t = w.querySelector('table');
+              return t && t.rows.length && t.rows[0].cells.length <= 3;
+            })
+            .map(w => ['table', w.scrollWidth, w.clientWidth]),
+        ].filter(([, scroll, width]) => scroll > width + 1)"""
+    )
+    assert not wide, f"/{page_path}: wider than their column at {PHONE} px: {wide}"
+
+
 def test_the_scrollbar_tells_a_desktop_reader_the_page_s_true_length(
     new_context: Any, base_url: str, page_path: str
 ) -> None:
