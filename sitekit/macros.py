@@ -1,5 +1,5 @@
 """The page macros that expand to recorded results: value, table, error, code, figure, figref, claim, and
-the sourced ones, fact and sources (facts/facts.toml)."""
+the sourced ones, fact and sources (facts/facts.toml), and an encyclopedia entry's references."""
 
 from __future__ import annotations
 
@@ -271,3 +271,83 @@ def sources(ctx: Context) -> str:
         return facts.sources_markdown(facts.registry(), ctx.link)
     except facts.FactError as err:
         raise ClaimError(f"docs/{ctx.page}: sources(): {err}") from None
+
+
+FACT_CALL = re.compile(r"\{\{\s*fact\(\s*(['\"])(?P<id>[^'\"]+)\1")
+YEAR = re.compile(r"(?<![\d.])(?:19|20)\d\d(?![\d.])")  # not the start of an arXiv id (2002.04745)
+
+
+def _names(people: list[dict[str, str]]) -> str:
+    """CSL authors as a reader reads them: "A and B", "A, B and C"; more than six: the first three, et al."""
+    names = [
+        " ".join(x for x in (p.get("given", ""), p.get("family", "")) if x) or p.get("literal", "") for p in people
+    ]
+    if len(names) > 6:
+        return ", ".join(names[:3]) + " et al."
+    if len(names) < 2:
+        return "".join(names)
+    return ", ".join(names[:-1]) + " and " + names[-1]
+
+
+def reference_list(record: list[dict[str, Any]], works: list[Any], known: list[Any] = ()) -> str:
+    """A formatted reference list (Markdown) from an entry's CSL-JSON record and works of facts/facts.toml.
+
+    `record` is the entry's citation record (its own item, of type entry-encyclopedia, is left out: the
+    list names what the entry cites); `works` are facts.Work objects the page cites; `known` every work
+    of the registry. A record's work that the registry holds too (matched by its address) is listed once,
+    with the record's full author names and the registry's publication line. Sorted by first author, then year."""
+    by_url = {w.url.rstrip("/"): w for w in works}
+    registry = {w.url.rstrip("/"): w for w in (*known, *works)}
+    items = []
+    for item in record:
+        if item.get("type") == "entry-encyclopedia":
+            continue
+        url = item.get("URL", "").rstrip("/")
+        by_url.pop(url, None)
+        work = registry.get(url)
+        venue = work.published if work and work.published else f"arXiv {item.get('number', '')}".strip()
+        if not (work and work.published) and item.get("note"):
+            venue += f". {item['note']}"
+        people = item.get("author", [])
+        first = people[0].get("family", people[0].get("literal", "")) if people else ""
+        year = str(item["issued"]["date-parts"][0][0])
+        items.append((first, year, item["id"], _names(people), item["title"], venue, item.get("URL", "")))
+    for w in by_url.values():
+        first = re.split(r",| and | et al\.| \(", w.cite, maxsplit=1)[0].strip()
+        years = YEAR.findall(w.published) or YEAR.findall(w.id)
+        people = [{"literal": n} for n in re.split(r", | and ", w.cite)]
+        names = _names(people) if len(people) > 6 else w.cite
+        items.append((first, years[0] if years else "", w.id, names, w.title, w.published, w.url))
+    lines = []
+    for _first, year, key, names, title, venue, url in sorted(items, key=lambda i: (i[0].casefold(), i[1], i[4])):
+        named = f"{names} ({year})." if year else names if names.endswith(".") else names + "."
+        stop = "" if title.endswith(("?", "!", ".")) else "."
+        where = f" {venue.rstrip('.')}." if venue else ""
+        lines.append(f'- <span id="ref-{key}"></span>{named} *[{title}]({url})*{stop}{where}')
+    return "\n".join(lines)
+
+
+@macro
+def references(ctx: Context, cid: str, *work_ids: str) -> str:
+    """An encyclopedia entry's reference list: the works in the CSL-JSON record that claim `cid` generated
+    (the entry's citation), the works of every fact() the page shows, and the works named in `work_ids`
+    (facts/facts.toml ids of works the page cites by name without taking a number from them)."""
+    import json
+
+    from sitekit import facts
+
+    c = verified(ctx, cid)
+    record = json.loads(lookup(c.values, "csl_json", f"docs/{ctx.page}: references({cid!r})"))
+    try:
+        reg = facts.registry()
+        fact_works = [reg.sources(m["id"]) for m in FACT_CALL.finditer(ctx.source) if m["id"] in reg.facts]
+    except facts.FactError as err:
+        raise ClaimError(f"docs/{ctx.page}: references(): {err}") from None
+    unknown = [w for w in work_ids if w not in reg.works]
+    if unknown:
+        raise ClaimError(
+            f"docs/{ctx.page}: references() names {', '.join(map(repr, unknown))}, which facts/facts.toml has no "
+            "[works.<id>] for: add the work there (cite, title, published, url) or fix the id"
+        )
+    ids = [f.work for found in fact_works for f in found] + list(work_ids)
+    return reference_list(record, [reg.works[w] for w in dict.fromkeys(ids)], list(reg.works.values()))

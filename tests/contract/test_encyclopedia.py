@@ -52,3 +52,24 @@ def test_every_entry_is_in_the_nav_on_the_index_and_has_a_citation_record():
         assert f"encyclopedia/{slug}.md" in nav, f"docs/encyclopedia/{slug}.md: add it to nav in mkdocs.yml"
         assert f"]({slug}.md)" in index, f"docs/encyclopedia/index.md: add a summary of {slug}.md"
         assert slug in citation.ENTRIES, f"{slug}: add its record to ENTRIES in snippets/encyclopedia/citation.py"
+
+
+def citation_claim(slug: str) -> str:
+    """The id of the claim whose record generates an entry's citation formats."""
+    return (
+        "citation_formats_parse_to_the_same_works"
+        if slug == "residual-stream"
+        else (f"{slug.replace('-', '_')}_citation_parses_to_the_same_works")
+    )
+
+
+def test_every_entry_lists_its_references_from_its_citation_record():
+    for slug in entries():
+        text = (SECTION / f"{slug}.md").read_text(encoding="utf-8")
+        section = text.split("\n## References\n", 1)[-1].split("\n## ", 1)[0]
+        call = f'{{{{ references("{citation_claim(slug)}"'
+        assert call in section, (
+            f"docs/encyclopedia/{slug}.md: under '## References', write {call}, ...) }}}} "
+            "(the list is generated; see templates/encyclopedia-entry.md)"
+        )
+        assert "\n- " not in section, f"docs/encyclopedia/{slug}.md: a reference list typed by hand; use references()"
