@@ -314,7 +314,7 @@ def reference_list(record: list[dict[str, Any]], works: list[Any], known: list[A
         items.append((first, year, item["id"], _names(people), item["title"], venue, item.get("URL", "")))
     for w in by_url.values():
         first = re.split(r",| and | et al\.| \(", w.cite, maxsplit=1)[0].strip()
-        years = YEAR.findall(w.published) or YEAR.findall(w.id)
+        years = YEAR.findall(w.id) or YEAR.findall(w.published)  # the year the site cites it by (he2016)
         people = [{"literal": n} for n in re.split(r", | and ", w.cite)]
         names = _names(people) if len(people) > 6 else w.cite
         items.append((first, years[0] if years else "", w.id, names, w.title, w.published, w.url))
