@@ -73,3 +73,59 @@ def test_every_entry_lists_its_references_from_its_citation_record():
             "(the list is generated; see templates/encyclopedia-entry.md)"
         )
         assert "\n- " not in section, f"docs/encyclopedia/{slug}.md: a reference list typed by hand; use references()"
+
+
+# "Xiong et al. (2020", "Haber and Ruthotto 2017", "Zhang, Botev and Martens 2022": a work cited by author and year.
+CITED = re.compile(
+    r"\b(?P<first>[A-Z][\w-]+)(?: et al\.|(?:, [A-Z][\w-]+)* and [A-Z][\w-]+)'?s?,? \(?(?P<year>(?:19|20)\d\d)(?![\d.])"
+)
+# Works the pages cite by name that facts/facts.toml does not hold yet (so no list can show them): add each
+# there (cite, title, published, url, group, cited_for), name it in the page's references() call, and drop it here.
+NOT_YET_IN_FACTS = {("Shleifer", "2021"), ("Touvron", "2021"), ("Touvron", "2023")}
+
+
+def listed_works(slug: str, text: str) -> set[str]:
+    """facts/facts.toml ids of the works an entry's reference list shows (as references() gathers them)."""
+    from sitekit import facts
+
+    reg = facts.registry()
+    urls = {w.url for w in citation.ENTRIES[slug][1:]}
+    ids = {w.id for w in reg.works.values() if w.url in urls}
+    for fid in re.findall(r"\{\{\s*fact\(\s*['\"]([^'\"]+)", text):
+        ids |= {f.work for f in reg.sources(fid)} if fid in reg.facts else set()
+    call = re.search(r"\{\{\s*references\((.*?)\)\s*\}\}", text)
+    return ids | (set(re.findall(r"['\"]([\w-]+)['\"]", call[1])[1:]) if call else set())
+
+
+def unlisted(slug: str, text: str) -> list[str]:
+    """The works a page cites by author and year that its reference list does not show."""
+    from sitekit import facts
+
+    reg = facts.registry()
+    listed = listed_works(slug, text)
+    problems = []
+    for m in CITED.finditer(text):
+        first, year = m["first"], m["year"]
+        candidates = {
+            w.id
+            for w in reg.works.values()
+            if re.split(r",| and | et al\.| \(", w.cite, maxsplit=1)[0].strip() == first
+            and (year in w.id or year in w.published)
+        }
+        if (first, year) in NOT_YET_IN_FACTS:
+            assert not candidates, f"{first} {year} is in facts/facts.toml now: drop it from NOT_YET_IN_FACTS"
+        elif not candidates:
+            problems.append(f"docs/encyclopedia/{slug}.md cites {m[0]!r}, which facts/facts.toml has no work for")
+        elif not candidates & listed:
+            problems.append(
+                f"docs/encyclopedia/{slug}.md cites {m[0]!r} but its reference list has none of "
+                f"{sorted(candidates)}: name the right one in its references() call"
+            )
+    return problems
+
+
+def test_every_work_an_entry_cites_by_author_and_year_is_in_its_reference_list():
+    problems = [p for slug in entries() for p in unlisted(slug, (SECTION / f"{slug}.md").read_text(encoding="utf-8"))]
+    assert not problems, "\n".join(problems)
+    dropped = (SECTION / "depth-scaling.md").read_text(encoding="utf-8").replace('"haber2017", ', "")
+    assert any("Haber and Ruthotto" in p for p in unlisted("depth-scaling", dropped)), "a dropped work was not caught"
