@@ -106,7 +106,13 @@ def _rel(path: Path) -> str:
         return str(path)
 
 
-OPS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv}
+OPS = {
+    ast.Add: operator.add,
+    ast.Sub: operator.sub,
+    ast.Mult: operator.mul,
+    ast.Div: operator.truediv,
+    ast.Pow: operator.pow,  # a per-layer factor compounded over a model's layers
+}
 
 
 def _evaluate(formula: str, reg: Registry, fid: str, seen: tuple[str, ...] = ()) -> float:

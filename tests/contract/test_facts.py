@@ -36,9 +36,11 @@ def test_a_derived_fact_is_computed_from_its_formula(tmp_path):
         f'[facts.{k}]\nvalue = {v}\nwork = "w"\nwhere = "Table 1"\nabout = "{k}"\n' for k, v in (("a", 3.0), ("b", 1.5))
     )
     reg = load_text(
-        tmp_path, text + '[facts.gap]\nformula = "a - b"\nabout = "gap"\n[facts.r]\nformula = "a / b"\nabout = "r"\n'
+        tmp_path,
+        text + '[facts.gap]\nformula = "a - b"\nabout = "gap"\n[facts.r]\nformula = "a / b"\nabout = "r"\n'
+        '[facts.p]\nformula = "b ** a"\nabout = "compounded"\n',
     )
-    assert reg.value("gap") == 1.5 and reg.value("r") == 2.0
+    assert reg.value("gap") == 1.5 and reg.value("r") == 2.0 and reg.value("p") == 1.5**3
     assert [s.id for s in reg.sources("gap")] == ["a", "b"]
 
 
