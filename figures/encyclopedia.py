@@ -190,3 +190,40 @@ def unet_denoising(values: Values) -> Any:
     fig.legend(handles, labels, loc="lower center", ncol=2, fontsize=10)
     fig.tight_layout(rect=(0, 0.13, 1, 1))
     return fig
+
+
+GROWTH = "the_trained_stream_grows_block_by_block"
+LENS = "the_tuned_lens_reads_what_the_logit_lens_misses"
+
+
+@figure(
+    "trained-stream-size-and-lens",
+    claims=[GROWTH, LENS],
+    caption="Lab 2's reading model, median over the trained models. Left: the stream's size grows "
+    "block by block once trained, and hardly at all before. Right: the loss a lens reads from the stream; "
+    "the tuned lens is closest to the model's own output at every block, the logit lens farthest.",
+)
+def trained_stream(values: Values) -> Any:
+    import matplotlib.pyplot as plt
+
+    fig, (left, right) = plt.subplots(1, 2, figsize=(6.8, 3.4))
+    growth, lens = values[GROWTH], values[LENS]
+    trained = look("pre-norm").kw("trained")
+    untrained = {**look("neutral").kw("untrained"), "marker": "o"}
+    for key, kw in (("median_trained", trained), ("median_untrained", untrained)):
+        left.plot(range(len(growth[key])), growth[key], markersize=4, **kw)
+    left.set_xlabel("block $k$ (0 = embedding)")
+    left.set_ylabel("RMS of the stream $h_k$")
+    left.set_title("Size")
+    left.set_ylim(bottom=0)
+    left.legend(loc="lower right")
+    blocks = lens["blocks_read"]
+    for key, name in (("logit", "logit lens"), ("shift", "shift-only lens"), ("tuned", "tuned lens")):
+        right.plot(blocks, lens["median"][key], markersize=4, **look(name).kw())
+    right.axhline(lens["median_output"], **look("neutral").kw("model's output"))
+    right.set_xlabel("block $k$ (0 = embedding)")
+    right.set_ylabel("held-out loss (nats)")
+    right.set_title("Read through a lens")
+    right.legend(loc="upper right", fontsize=10)
+    fig.tight_layout()
+    return fig

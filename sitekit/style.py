@@ -57,6 +57,10 @@ LOOKS: dict[str, Look] = {
     "zero": Look("#009E73", "-", "v", "zeroed last layer"),  # bluish green
     # schedules
     "warm-up": Look("#CC6677", "-.", "H", "warm-up"),  # rose
+    # lenses: how a trained stream is read
+    "logit lens": Look("#661100", "--", "d", "logit lens"),  # dark brown
+    "shift-only lens": Look("#6699CC", "-.", "s", "shift only"),  # greyish blue
+    "tuned lens": Look("#117733", "-", "D", "tuned lens"),  # dark green
     # neither: predictions, formulas, thresholds, references
     "neutral": Look(INK, ":", "x", "predicted"),
 }

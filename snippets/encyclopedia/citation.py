@@ -340,6 +340,31 @@ def records(site_url: str = SITE_URL) -> dict[str, tuple[Work, ...]]:
                 note="Published in the Proceedings of CVPR 2023",
             ),
         ),
+        "trained-stream": (
+            entry(
+                "trainedstream2026", "The Trained Stream", "trained-stream", site_url
+            ),
+            arxiv(
+                "belrose2023eliciting",
+                "Eliciting Latent Predictions from Transformers with the Tuned Lens",
+                2023,
+                "2303.08112",
+                "cs.LG",
+                "Nora Belrose; Zach Furman; Logan Smith; Danny Halawi; Igor Ostrovsky;"
+                " Lev McKinney; Stella Biderman; Jacob Steinhardt",
+            ),
+            arxiv(
+                "turner2023activation",
+                "Activation Addition: Steering Language Models Without Optimization",
+                2023,
+                "2308.10248",
+                "cs.CL",
+                "Alexander Matt Turner; Lisa Thiergart; David Udell; Gavin Leech; Ulisse Mini;"
+                " Monte MacDiarmid",
+                note="Later versions are titled Steering Language Models With Activation"
+                " Engineering",
+            ),
+        ),
     }
 
 

@@ -49,11 +49,11 @@ def test_a_new_entry_without_a_card_is_named_with_what_to_do():
     added = nav.replace(
         '      - "Long Skips: U-Nets": encyclopedia/unet-skips.md\n',
         '      - "Long Skips: U-Nets": encyclopedia/unet-skips.md\n'
-        '      - "The Trained Stream": encyclopedia/trained-stream.md\n',
+        '      - "A Future Entry": encyclopedia/future-entry.md\n',
     )
     assert added != nav, "the nav's last encyclopedia line moved: update this test"
     (problem,) = missing_cards(added, home)
-    assert "docs/encyclopedia/trained-stream.md" in problem and "grid cards" in problem
+    assert "docs/encyclopedia/future-entry.md" in problem and "grid cards" in problem
     dropped = home.replace("(module/lab-transformer-stream.md)**", "(module/quiz.md)**")
     assert any("module/lab-transformer-stream.md" in p for p in missing_cards(nav, dropped))
 
