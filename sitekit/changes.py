@@ -352,14 +352,14 @@ def compare(day: Day, old: Snapshot, new: Snapshot, place: Callable[[str], str],
         if sentence in by_sentence:  # the same sentence under a new test name
             was = by_sentence.pop(sentence)
             del gone[was]
-            day.added.append(f"{_plain(sentence)} · {place(page)} <small>(renamed from <code>{was}</code>)</small>")
+            day.added.append(f"{_plain(sentence)} · {place(page)} (renamed from <code>{was}</code>)")
             continue
         day.added.append(f"{_plain(sentence)} · {place(page)}")
     day.retired = [f"{_plain(s)} · {place(p)}" for cid, (s, p) in sorted(gone.items(), key=lambda x: (x[1][1], x[0]))]
     for cid in sorted(old.claims.keys() & new.claims.keys()):
         (s0, _), (s1, page) = old.claims[cid], new.claims[cid]
         if s0 != s1:
-            day.corrections.append(f"**Claim reworded** · {place(page)}: {word_diff(s0, s1)} <small>{row(cid)}</small>")
+            day.corrections.append(f"**Claim reworded** · {place(page)}: {word_diff(s0, s1)} · {row(cid)}")
     for cid in sorted(old.experiments.keys() & new.experiments.keys()):
         moved = _moved(old.experiments[cid], new.experiments[cid])
         if len(moved) == 1:

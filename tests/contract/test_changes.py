@@ -105,7 +105,7 @@ def test_each_day_says_exactly_what_changed_newest_first(tmp_path):
             "",
             "    - **Claim reworded** · [Page P](module/p.md): The loss falls below "
             '<del class="changed">0.5</del> <ins class="changed">0.4</ins> in every seed. '
-            "<small><code>loss_falls</code></small>",
+            "· <code>loss_falls</code>",
             "    - **Fact corrected** · He, Zhang, Ren and Sun, *Deep Residual Learning*: <code>depth</code> 56 → 110",
             "",
             '???+ note "Claims added: 1"',
@@ -146,7 +146,7 @@ def test_a_claim_in_the_ledger_links_to_its_row_and_pages_link_relative_to_the_p
 
     page = changes.changes_markdown(tmp_path, link=lambda p: "../" + p, known_claims={"loss_falls"})
 
-    assert "<small>[<code>loss_falls</code>](../claims.md#claim-loss-falls)</small>" in page
+    assert "· [<code>loss_falls</code>](../claims.md#claim-loss-falls)" in page
     assert "[Page P](../module/p.md)" in page
 
 
