@@ -1,5 +1,6 @@
 """The page macros that expand to recorded results: value, table, error, code, figure, figref, claim, and
-the sourced ones, fact and sources (facts/facts.toml), and an encyclopedia entry's references."""
+the sourced ones, fact and sources (facts/facts.toml), an encyclopedia entry's references, and changes (the
+What changed page, from the git history)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from html import escape, unescape
 from typing import Any
 
 from sitekit import contract
-from sitekit.claims import Claim, ClaimError
+from sitekit.claims import ROOT, Claim, ClaimError
 from sitekit.page_context import Context, cuda_record, lookup, macro, verified
 from sitekit.receipts import marker, receipt, receipt_line
 from sitekit.typesetting import NUMERIC_TEXT, _inline, column_formats, fmt
@@ -271,6 +272,14 @@ def sources(ctx: Context) -> str:
         return facts.sources_markdown(facts.registry(), ctx.link)
     except facts.FactError as err:
         raise ClaimError(f"docs/{ctx.page}: sources(): {err}") from None
+
+
+@macro
+def changes(ctx: Context) -> str:
+    """The What changed page: the site's git history, day by day (sitekit/changes.py)."""
+    from sitekit.changes import changes_markdown
+
+    return changes_markdown(ROOT, link=ctx.link, titles=ctx.page_titles, known_claims=ctx.cpu)
 
 
 FACT_CALL = re.compile(r"\{\{\s*fact\(\s*(['\"])(?P<id>[^'\"]+)\1")
