@@ -9,29 +9,23 @@ values moved, the facts added, removed or corrected, and the pages added or remo
 fact whose value changed are *corrections*. `results/cpu.json` is not committed, so other claims' values have
 no history to report.
 
-One `git log --raw` names every file version; the versions not seen before are read with one
-`git cat-file --batch` and parsed once: the parses are cached by blob id (content-addressed, so never stale)
-in `build/history/`, and a build with an unchanged history reads that cache and runs one `git log`.
+Reading git and parsing each file version once (cached by blob id in `build/history/`) is
+`sitekit/history.py`; this module compares the states day by day and writes the page.
 A checkout without history (a tarball, a shallow clone) gets one sentence saying so; the build goes on.
 """
 
 from __future__ import annotations
 
-import ast
-import contextlib
 import difflib
 import itertools
-import json
-import os
 import re
-import subprocess
-import tomllib
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from sitekit.history import PARSERS, Cache, Snapshot, history, kind, page_title, snapshot
 from sitekit.receipts import anchor
 from sitekit.typesetting import _inline, fmt
 
@@ -39,233 +33,8 @@ UNAVAILABLE = (
     "The history of this site is not available in this checkout (it has no git history, or only a shallow "
     "part of it), so this copy cannot say what changed."
 )
-CACHE_VERSION = 1  # raise it when a parse below changes: the cache is keyed by blob id only
-PATHSPECS = (
-    ":(glob)tests/**/test_*.py",
-    "facts/facts.toml",
-    "results/experiments-cpu.json",
-    ":(glob)docs/**/*.md",
-    ":(glob)docs/**/*.ipynb",
-)
-# Oldest first, one line per commit ("@@<sha> <committer time>"), then one per file it changed, with its new blob id.
-LOG = ("log", "--first-parent", "--reverse", "--raw", "--no-renames", "--no-abbrev", "--format=@@%H %ct")
-FACTS, EXPERIMENTS = "facts/facts.toml", "results/experiments-cpu.json"
 OPEN_UP_TO = 5  # a list longer than this is folded
 SPEC = ".3g"  # experiment values, as the ledger shows a key value
-
-
-@dataclass
-class Commit:
-    sha: str
-    time: int  # committer time, Unix seconds
-    files: dict[str, str | None]  # path -> blob id after the commit (None: deleted)
-
-
-@dataclass
-class Snapshot:
-    """What a reader was told at one point of history."""
-
-    claims: dict[str, tuple[str, str]] = field(default_factory=dict)  # id -> (sentence, page)
-    experiments: dict[str, dict[str, Any]] = field(default_factory=dict)  # id -> {"margins": [...], "headline"}
-    facts: dict[str, dict[str, Any]] = field(default_factory=dict)
-    works: dict[str, dict[str, str]] = field(default_factory=dict)
-    pages: dict[str, str] = field(default_factory=dict)  # docs path -> blob id
-
-
-# --- reading git --------------------------------------------------------------------------------------------
-
-
-def _git(root: Path, *args: str, data: bytes | None = None) -> bytes | None:
-    try:
-        done = subprocess.run(
-            ["git", "-c", "core.quotepath=off", "-C", str(root), *args], input=data, capture_output=True
-        )
-    except (OSError, subprocess.SubprocessError):
-        return None
-    return done.stdout if done.returncode == 0 else None
-
-
-def history(root: Path) -> list[Commit] | None:
-    """The commits that touch what a reader is told, oldest first; None where this checkout has no full history."""
-    top = _git(root, "rev-parse", "--show-toplevel", "--is-shallow-repository")
-    if top is None:
-        return None
-    lines = top.decode().split("\n")
-    if len(lines) < 2 or Path(lines[0]).resolve() != root.resolve() or lines[1].strip() != "false":
-        return None  # another repository's history (a tarball unpacked inside one), or a shallow clone
-    raw = _git(root, *LOG, "--", *PATHSPECS)
-    if raw is None:
-        return None
-    commits: list[Commit] = []
-    for line in raw.decode("utf-8", "replace").split("\n"):
-        if line.startswith("@@"):
-            sha, time = line[2:].split()
-            commits.append(Commit(sha, int(time), {}))
-        elif line.startswith(":") and commits:
-            meta, path = line.split("\t", 1)
-            new, status = meta.split()[3], meta.split()[4]
-            commits[-1].files[path] = None if status.startswith("D") else new
-    return commits
-
-
-def _read_blobs(root: Path, shas: list[str]) -> dict[str, bytes]:
-    """Blob contents, read by one `git cat-file --batch`."""
-    if not shas:
-        return {}
-    out = _git(root, "cat-file", "--batch", data="".join(s + "\n" for s in shas).encode()) or b""
-    blobs, at = {}, 0
-    for sha in shas:
-        end = out.find(b"\n", at)
-        if end < 0:
-            break
-        head = out[at:end].split()
-        at = end + 1
-        if len(head) != 3:  # "<sha> missing"
-            continue
-        size = int(head[2])
-        blobs[sha] = out[at : at + size]
-        at += size + 1
-    return blobs
-
-
-# --- parsing one file version (each result is cached by blob id) --------------------------------------------
-
-
-def parse_claims(source: bytes) -> dict[str, list[str]] | None:
-    """id -> [sentence, page] for each `@pytest.mark.claim("...", page=...)` test in a test file (None: unreadable)."""
-    try:
-        tree = ast.parse(source)
-    except (SyntaxError, ValueError):
-        return None
-    names = {  # module-level strings a marker may name: PAGE = "module/x.md"
-        t.id: n.value.value
-        for n in tree.body
-        if isinstance(n, ast.Assign) and isinstance(n.value, ast.Constant) and isinstance(n.value.value, str)
-        for t in n.targets
-        if isinstance(t, ast.Name)
-    }
-
-    def text(node: ast.expr | None) -> str:
-        if isinstance(node, ast.Constant):
-            return str(node.value)
-        if isinstance(node, ast.Name) and node.id in names:
-            return names[node.id]
-        return "" if node is None else ast.unparse(node)
-
-    found: dict[str, list[str]] = {}
-    for node in ast.walk(tree):
-        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            continue
-        for deco in node.decorator_list:
-            if not (isinstance(deco, ast.Call) and ast.unparse(deco.func).endswith("mark.claim") and deco.args):
-                continue
-            page = next((k.value for k in deco.keywords if k.arg == "page"), None)
-            found[node.name.removeprefix("test_")] = [text(deco.args[0]), text(page)]
-    return found
-
-
-def parse_facts(source: bytes) -> dict[str, Any] | None:
-    try:
-        data = tomllib.loads(source.decode())
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError):
-        return None
-    keep = ("value", "formula", "work", "unit", "about")
-    facts = {fid: {k: f[k] for k in keep if k in f} for fid, f in data.get("facts", {}).items() if isinstance(f, dict)}
-    works = {
-        wid: {"cite": str(w.get("cite", "")), "title": str(w.get("title", ""))}
-        for wid, w in data.get("works", {}).items()
-        if isinstance(w, dict)
-    }
-    return {"facts": facts, "works": works}
-
-
-def parse_experiments(source: bytes) -> dict[str, Any] | None:
-    try:
-        data = json.loads(source)
-    except (json.JSONDecodeError, UnicodeDecodeError):
-        return None
-    out: dict[str, Any] = {}
-    for cid, rec in (data.get("claims", {}) if isinstance(data, dict) else {}).items():
-        margins = [
-            [m.get("what", ""), m.get("op", ""), m.get("threshold"), m.get("worst"), m.get("median")]
-            for m in rec.get("margins") or []
-            if isinstance(m, dict)
-        ]
-        headline = (rec.get("values") or {}).get("headline")
-        out[cid] = {"margins": margins, "headline": headline if isinstance(headline, (int, float)) else None}
-    return out
-
-
-def page_title(source: bytes, path: str) -> str:
-    text = source.decode("utf-8", "replace")
-    m = re.search(r"^#\s+(.+?)\s*(?:\{[^}]*\})?\s*$", text, re.M)
-    return m[1] if m else path
-
-
-def _kind(path: str) -> str:
-    if path == FACTS:
-        return "facts"
-    if path == EXPERIMENTS:
-        return "experiments"
-    if path.startswith("tests/") and not path.startswith("tests/contract/"):  # contract tests hold fixtures
-        return "claims"
-    return "page" if path.startswith("docs/") else ""
-
-
-PARSERS: dict[str, Callable[[bytes], Any]] = {
-    "claims": parse_claims,
-    "facts": parse_facts,
-    "experiments": parse_experiments,
-}
-
-
-class _Cache:
-    """Parsed file versions by blob id, in one JSON file under build/history/ (written atomically)."""
-
-    def __init__(self, folder: Path) -> None:
-        self.file = folder / "parsed.json"
-        self.data: dict[str, Any] = {}
-        self.dirty = False
-        with contextlib.suppress(OSError, ValueError):
-            saved = json.loads(self.file.read_text(encoding="utf-8"))
-            if saved.get("version") == CACHE_VERSION:
-                self.data = saved["blobs"]
-
-    def fill(self, root: Path, wanted: dict[str, str]) -> None:
-        """Parse every blob in `wanted` (blob id -> kind) that the cache lacks."""
-        missing = [sha for sha in wanted if sha not in self.data]
-        for sha, blob in _read_blobs(root, missing).items():
-            self.data[sha] = PARSERS[wanted[sha]](blob) if wanted[sha] in PARSERS else None
-            self.dirty = True
-
-    def save(self) -> None:
-        if not self.dirty:
-            return
-        with contextlib.suppress(OSError):
-            self.file.parent.mkdir(parents=True, exist_ok=True)
-            tmp = self.file.with_name(f".{self.file.name}.{os.getpid()}")
-            tmp.write_text(json.dumps({"version": CACHE_VERSION, "blobs": self.data}), encoding="utf-8")
-            os.replace(tmp, self.file)  # atomic: builds may run side by side
-
-
-# --- comparing two states -----------------------------------------------------------------------------------
-
-
-def snapshot(files: Mapping[str, str], parsed: Mapping[str, Any]) -> Snapshot:
-    """The state of the site given its files (path -> blob id) and their parses (blob id -> parse)."""
-    snap = Snapshot()
-    for path in sorted(files):
-        kind, got = _kind(path), parsed.get(files[path])
-        if kind == "claims" and got:
-            snap.claims.update({cid: (s, p) for cid, (s, p) in got.items()})
-        elif kind == "facts" and got:
-            snap.facts, snap.works = got["facts"], got["works"]
-        elif kind == "experiments" and got:
-            snap.experiments = got
-        elif kind == "page":
-            snap.pages[path.removeprefix("docs/")] = files[path]
-    return snap
-
 
 WORDS = re.compile(r"`[^`]*`|\S+")
 
@@ -459,8 +228,8 @@ def changes_markdown(
         return UNAVAILABLE + "\n"
     link = link or (lambda path: path)
     titles = titles or {}
-    cached = _Cache(cache or root / "build" / "history")
-    cached.fill(root, {sha: _kind(p) for c in commits for p, sha in c.files.items() if sha and _kind(p) in PARSERS})
+    cached = Cache(cache or root / "build" / "history")
+    cached.fill(root, {sha: kind(p) for c in commits for p, sha in c.files.items() if sha and kind(p) in PARSERS})
 
     def place(page: str) -> str:
         path = root / "docs" / page
@@ -486,7 +255,7 @@ def changes_markdown(
             for path, sha in commit.files.items():
                 if sha is None:
                     files.pop(path, None)
-                elif cached.data.get(sha) is not None or _kind(path) not in PARSERS or path not in files:
+                elif cached.data.get(sha) is not None or kind(path) not in PARSERS or path not in files:
                     files[path] = sha  # an unreadable version keeps the last readable one's claims
         after = snapshot(files, cached.data)
         days.append(compare(day, before, after, place, row))

@@ -1,6 +1,7 @@
-"""The What changed page (sitekit/changes.py): from a small git history it says exactly what each day changed,
-marks a reworded claim and a corrected fact as corrections, reads its parses from the cache the second time,
-and says in one sentence that history is not available where a checkout has none (no .git, a shallow clone)."""
+"""The What changed page (sitekit/changes.py; git is read by sitekit/history.py): from a small git history
+it says exactly what each day changed, marks a reworded claim and a corrected fact as corrections, reads its parses
+from the cache the second time, and says in one sentence that history is not available where a checkout has none
+(no .git, a shallow clone)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import os
 import subprocess
 from pathlib import Path
 
-from sitekit import changes
+from sitekit import changes, history
 
 TEST = """import pytest
 
@@ -159,7 +160,7 @@ def test_a_second_build_reads_its_parses_from_the_cache(tmp_path, monkeypatch):
         assert not shas, f"read {len(shas)} blobs again"
         return {}
 
-    monkeypatch.setattr(changes, "_read_blobs", no_reading)
+    monkeypatch.setattr(history, "_read_blobs", no_reading)
     assert changes.changes_markdown(tmp_path) == cold
 
 
