@@ -58,7 +58,7 @@ LOOKS: dict[str, Look] = {
     # schedules
     "warm-up": Look("#CC6677", "-.", "H", "warm-up"),  # rose
     # lenses: how a trained stream is read
-    "logit lens": Look("#661100", "--", "d", "logit lens"),  # dark brown
+    "logit lens": Look("#EE7733", "--", "d", "logit lens"),  # Tol orange: legible on dark too
     "shift-only lens": Look("#6699CC", "-.", "s", "shift only"),  # greyish blue
     "tuned lens": Look("#117733", "-", "D", "tuned lens"),  # dark green
     # neither: predictions, formulas, thresholds, references

@@ -42,9 +42,8 @@ def fold_norms(model: TinyLM) -> TinyLM:
     pairs.append((model.norm, model.unembed))
     with torch.no_grad():
         for norm, read in pairs:
-            read.bias += (
-                read.weight @ norm.bias
-            )  # W(g * n + b) + c = (W diag g) n + (Wb + c)
+            # W(g * n + b) + c = (W diag g) n + (Wb + c)
+            read.bias += read.weight @ norm.bias
             read.weight *= norm.weight  # (out, d): each column j times g_j
             norm.weight.fill_(1.0)
             norm.bias.zero_()
@@ -117,12 +116,9 @@ class Translator(nn.Module):
     def __init__(self, d: int, k: int, shift_only: bool = False) -> None:
         super().__init__()
         self.k = k
-        self.a = (
-            None if shift_only else nn.Parameter(torch.zeros(d, d, dtype=torch.float64))
-        )
-        self.b = nn.Parameter(
-            torch.zeros(d, dtype=torch.float64)
-        )  # at zero: the logit lens
+        zeros = torch.zeros(d, d, dtype=torch.float64)  # A = 0, b = 0: the logit lens
+        self.a = None if shift_only else nn.Parameter(zeros)
+        self.b = nn.Parameter(torch.zeros(d, dtype=torch.float64))
 
     def forward(self, h: Tensor) -> Tensor:
         return h + self.b if self.a is None else h + h @ self.a + self.b  # (B, T, d)
@@ -136,14 +132,10 @@ def fit(
         hs = streams(model, tokens)
         target = model.unembed(model.norm(hs[-1])).log_softmax(-1)  # (B, T, V)
     opt = torch.optim.Adam(lens.parameters(), lr=lr)
+    kl = dict(log_target=True, reduction="batchmean")  # both are log-probabilities
     for _ in range(steps):
         guess = model.unembed(model.norm(lens(hs[lens.k]))).log_softmax(-1)  # (B, T, V)
-        loss = F.kl_div(
-            guess.flatten(0, 1),
-            target.flatten(0, 1),
-            log_target=True,
-            reduction="batchmean",
-        )
+        loss = F.kl_div(guess.flatten(0, 1), target.flatten(0, 1), **kl)
         opt.zero_grad()
         loss.backward()
         opt.step()
