@@ -310,8 +310,8 @@ MUTANTS = (
         "steering-direction-never-added",
         "the steered run forgets to add the direction: steering changes nothing",
         "snippets/encyclopedia/trained_stream.py",
-        "h = streams(model, tokens)[k] + add",
-        "h = streams(model, tokens)[k]",
+        "h = h + add",
+        "h = h + 0 * add",
         listing="steer",
     ),
     Mutant(

@@ -98,9 +98,9 @@ def steering_direction(
     return h[before].mean(0) - h[~before].mean(0)  # (d,)
 
 
-def steered_logits(model: TinyLM, tokens: Tensor, k: int, add: Tensor) -> Tensor:
-    """Run the model with `add` added to the stream after block k, at every position."""
-    h = streams(model, tokens)[k] + add  # (B, T, d): the stream is a sum, so add to it
+def steered_logits(model: TinyLM, h: Tensor, k: int, add: Tensor) -> Tensor:
+    """Finish the forward pass from h, the stream after block k, with `add` added to it."""
+    h = h + add  # (B, T, d): the stream is a sum, so add to it
     for block in model.blocks[k:]:
         h = block(h)
     return model.unembed(model.norm(h))  # (B, T, V)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Any
 
 import torch
 from torch import Tensor
@@ -27,7 +28,7 @@ from snippets.encyclopedia.trained_stream import (
     steering_direction,
 )
 from snippets.lab_transformer.reading import DEPTH, LR, STEPS, streams
-from snippets.lab_transformer.stream import TinyLM, load, run
+from snippets.lab_transformer.stream import Data, TinyLM, load, run
 
 WINDOWS, FIT_WINDOWS = (
     256,
@@ -37,6 +38,7 @@ STEER_AT = DEPTH // 2  # the steering claim's block: the middle of the stack
 LENS_AT = 1  # the tuned-lens claim's block: the first
 LENS_STEPS, LENS_LR = 100, 3e-2  # Adam on each translator
 TARGET = " "  # the character the steering direction is for: the corpus's most common
+RANDOM_DRAWS = 20  # random directions of the steering direction's length, per block
 
 
 def rms(h: Tensor) -> float:
@@ -44,24 +46,26 @@ def rms(h: Tensor) -> float:
     return h.pow(2).mean().sqrt().item()
 
 
-def first_position_weight(model: TinyLM, hs: list[Tensor]) -> list[float]:
+def first_position_weight(model: TinyLM, hs: list[Tensor]) -> tuple[list, list]:
     """Per block: attention on the window's first position from queries in its second half,
-    over what uniform causal attention would give it (1 = uniform, mean over heads)."""
-    ratios = []
+    over what uniform causal attention would give it (1 = uniform): the mean over heads, and
+    the largest head's."""
+    means, largest = [], []
     for block, h in zip(model.blocks, hs, strict=False):
         attention = block[0].branch
         x = block[0].norm(h)  # pre-norm: the branch reads a normalised copy
         B, T, _ = x.shape
-        q, k, _ = (
-            attention.qkv(x).view(B, T, 3, attention.heads, -1).permute(2, 0, 3, 1, 4)
-        )
+        qkv = attention.qkv(x).view(B, T, 3, attention.heads, -1)
+        q, k, _ = qkv.permute(2, 0, 3, 1, 4)  # (B, heads, T, d/h) each
         scores = q @ k.transpose(-1, -2) / math.sqrt(q.shape[-1])  # (B, heads, T, T)
         causal = torch.ones(T, T, dtype=torch.bool, device=x.device).tril()
         weights = scores.masked_fill(~causal, float("-inf")).softmax(-1)
         late = torch.arange(T // 2, T, device=x.device)  # queries in the second half
         uniform = (1.0 / (late + 1)).double().mean()
-        ratios.append((weights[:, :, late, 0].mean() / uniform).item())
-    return ratios
+        per_head = weights[:, :, late, 0].mean((0, 2)) / uniform  # (heads,)
+        means.append(per_head.mean().item())
+        largest.append(per_head.max().item())
+    return means, largest
 
 
 def lens_losses(
@@ -111,30 +115,44 @@ def steering(
     char: int,
     seed: int,
 ) -> dict:
-    """Per block k = 1..L-1: mean change in log p(char) where char does not come next, when the
-    steering direction, or a random direction of the same length, is added after block k."""
+    """Per block k = 1..L: mean change in log p(char) where char does not come next, with the
+    steering direction added after block k; after block STEER_AT also with random directions
+    of the same length, and what else the direction moves there."""
     g = torch.Generator().manual_seed(50_000 + seed)
     others = y != char  # (B, T)
-    gains: dict[str, list[float]] = {
-        "direction": [],
-        "random": [],
-        "norm": [],
-        "stream_norm": [],
-    }
+    out: dict[str, Any] = {"direction": [], "norm": [], "spread": []}
     hs = streams(model, x)
-    base = model.unembed(model.norm(hs[-1])).log_softmax(-1)[..., char]  # (B, T)
-    for k in range(1, len(model.blocks)):
+    base = model.unembed(model.norm(hs[-1])).log_softmax(-1)  # (B, T, V)
+    for k in range(1, len(model.blocks) + 1):
         v = steering_direction(model, fit_x, fit_y, k, char)  # (d,)
-        r = torch.randn(v.shape, generator=g, dtype=v.dtype).to(v.device)
-        r = (
-            (r - r.mean()) * v.norm() / (r - r.mean()).norm()
-        )  # centred, as LayerNorm sees it
-        for name, add in (("direction", v), ("random", r)):
-            moved = steered_logits(model, x, k, add).log_softmax(-1)[..., char]
-            gains[name].append((moved - base)[others].mean().item())
-        gains["norm"].append(v.norm().item())
-        gains["stream_norm"].append(hs[k].norm(dim=-1).mean().item())
-    return gains
+        steered = steered_logits(model, hs[k], k, v).log_softmax(-1)
+        out["direction"].append((steered - base)[..., char][others].mean().item())
+        out["norm"].append(v.norm().item())
+        centred = hs[k] - hs[k].mean(
+            (0, 1)
+        )  # each position's distance from the mean stream
+        out["spread"].append(centred.norm(dim=-1).mean().item())
+        if k != STEER_AT:
+            continue
+        draws = []
+        for _ in range(RANDOM_DRAWS):
+            r = torch.randn(v.shape, generator=g, dtype=v.dtype).to(v.device)
+            r = (
+                (r - r.mean()) * v.norm() / (r - r.mean()).norm()
+            )  # centred, as LN sees it
+            moved = steered_logits(model, hs[k], k, r).log_softmax(-1)[..., char]
+            draws.append((moved - base[..., char])[others].mean().item())
+        every = (steered - base)[others].mean(0)  # (V,): each character's mean gain
+        out |= dict(
+            random=sum(draws) / len(draws),
+            random_max=max(draws),
+            rank=1 + int((every > every[char]).sum()),
+            loss=F.cross_entropy(base.flatten(0, 1), y.flatten()).item(),
+            steered_loss=F.cross_entropy(steered.flatten(0, 1), y.flatten()).item(),
+            top1=(base.argmax(-1) == char)[others].double().mean().item(),
+            steered_top1=(steered.argmax(-1) == char)[others].double().mean().item(),
+        )
+    return out
 
 
 def read(
@@ -155,10 +173,32 @@ def read(
         hs = streams(model, x)
         sizes = [rms(h) for h in hs]
         peak = [(h.abs().max() / h.abs().median()).item() for h in hs]
-        first = first_position_weight(model, hs)
+        first, first_head = first_position_weight(model, hs)
         steer = steering(model, *fitting, x, y, char, seed)
     lens = lens_losses(model, fitting[0], x, y, blocks, shift)
-    return dict(rms=sizes, peak=peak, first=first, steer=steer, lens=lens)
+    return dict(
+        rms=sizes, peak=peak, first=first, first_head=first_head, steer=steer, lens=lens
+    )
+
+
+def baselines(data: Data, y: Tensor, x: Tensor) -> dict[str, float]:
+    """Held-out loss of guessing uniformly, from character counts, and from the character
+    before (bigram counts on the training text, add-0.1 smoothing): a lens's yardsticks."""
+    V = len(data.chars)
+    uni = torch.bincount(data.train, minlength=V).double() + 0.1
+    pairs = torch.zeros(V, V, dtype=torch.float64, device=data.train.device)
+    pairs.index_put_(
+        (data.train[:-1], data.train[1:]), torch.ones(()).double(), accumulate=True
+    )
+    bigram = (pairs + 0.1) / (pairs + 0.1).sum(
+        1, keepdim=True
+    )  # row: the current character
+    return dict(
+        uniform=math.log(V),
+        unigram=-(uni / uni.sum()).log()[y].mean().item(),
+        bigram=-bigram[x, y].log().mean().item(),
+        held_out_chars=len(data.valid),
+    )
 
 
 @dataclass(frozen=True)
@@ -170,6 +210,7 @@ class Result:
     valid_loss: float
     trained: dict  # what read() returns, for the trained model
     untrained: dict  # the same model before training
+    baselines: dict  # what the held-out text costs without a model
 
 
 def measure(device: str = "cpu", seed: int = 0) -> Result:
@@ -188,7 +229,8 @@ def measure(device: str = "cpu", seed: int = 0) -> Result:
             model, fit_windows, held, char, seed, list(range(DEPTH)), shift=True
         )
         before = read(untrained, fit_windows, held, char, seed, [LENS_AT], shift=False)
-    return Result(seed, DEPTH, STEPS, WINDOWS, trained.valid_loss, after, before)
+    floor = baselines(data, held[1], held[0])
+    return Result(seed, DEPTH, STEPS, WINDOWS, trained.valid_loss, after, before, floor)
 
 
 if __name__ == "__main__":
