@@ -23,7 +23,12 @@ TOLERANCE = 0.2
 # trained. Both nets are bounded on that one scale, whose zero is "the lesion costs nothing": a margin relative to
 # a bound on the kept share, 1 − this, could never exceed 1/0.9 − 1 = 11 % however little a lesion cost.
 LOSES = 0.1  # the residual net's median single-block deletion loses less than this share of its gain over chance
-COLLAPSES = 0.5  # the plain net's median deletion goes more than halfway: it loses more of its gain than it keeps
+# The plain net's median deletion loses more than this share of its gain. It was 0.5 ("more than it keeps") until a
+# run on an Intel Xeon with AVX-512 kernels (records made on AMD EPYC, AVX2) found one seed's plain net at 0.43: that
+# sentence held on one processor only. The shares seen on both processors run from 0.43 to 0.83; the residual net's
+# stay under 0.1, so the contrast the claim draws survives at a bound that neither processor comes near.
+COLLAPSES = 0.25
+BREAKS = 0.5  # the plain net's median swap loses more than this share (it held at this bound on both processors)
 MOST = snippet.KS[-1]
 
 
@@ -84,7 +89,7 @@ def med(values) -> float:
 @pytest.mark.claim(
     "Delete one block of the trained 30-block residual net and, for the median block, it loses less than 0.1 of "
     "its intact gain over chance in test error on held-out digits; the plain net of the same depth loses more than "
-    "0.5 of its gain to the median deletion, in every one of 3 seeds.",
+    "0.25 of its gain to the median deletion, in every one of 3 seeds.",
     page=PAGE,
     experiment=EXPERIMENT,
     tolerance=TOLERANCE,
@@ -185,9 +190,7 @@ def test_residual_net_survives_reordering(claim, runs):
         )
 
     def breaks(nets_: list) -> None:
-        above(
-            "median swap: (error − intact) / (chance − intact)", [median_single(n, "swapped") for n in nets_], COLLAPSES
-        )
+        above("median swap: (error − intact) / (chance − intact)", [median_single(n, "swapped") for n in nets_], BREAKS)
 
     claim.check(tolerates, nets(runs, "residual"))
     claim.check(breaks, nets(runs, "plain"))
@@ -200,6 +203,6 @@ def test_residual_net_survives_reordering(claim, runs):
         swapped_blocks=blocks_moved_by_a_swap(runs[0].blocks),
         residual_lost=med(median_single(n, "swapped") for n in nets(runs, "residual")),
         loses=LOSES,
-        collapses=COLLAPSES,
+        collapses=BREAKS,
         seeds=len(runs),
     )

@@ -15,7 +15,7 @@ from tests.lab_transformer.sweep_checks import TOLERANCE
 PAGE = "module/lab-transformer-stream.md"
 SEEDS = 3
 EXPERIMENT = "trains 3 variants x 4 learning rates x 3 seeds of a 6-block character transformer, 1,500 steps each"
-SAME = 0.05  # nats: a change smaller than this is small next to what placement does at its best rate
+SAME = 0.5  # warm-up's change to post-norm is less than this share of pre-norm's lead: small next to placement
 
 
 @pytest.fixture(scope="module")
@@ -36,38 +36,53 @@ def test_every_variant_trains_at_its_best_rate_at_6_blocks(claim, r):
     claim.record(**sweep_checks.check_trains(claim, r), lrs=list(sweep.LRS))
 
 
+# Which grid rate is best for post-norm at 6 blocks is a near-tie between 1e-3 and 3e-3 that another processor's
+# rounding flips (AMD EPYC, AVX2: 1e-3; Intel Xeon, AVX-512: 3e-3, where it ties pre-norm's best). So the claims below
+# compare the variants each at its own best rate, whichever that is, and say nothing about which rate it is.
 @pytest.mark.claim(
     "At 6 blocks, each at its own best rate, pre-norm ends below post-norm in every seed, by more than 0.03 nats "
-    "of held-out loss (paired by seed); at one shared rate the gap is not there in every seed: pre-norm's "
-    "advantage is that it trains well at a higher rate.",
+    "of held-out loss (paired by seed); warm-up, at its own best rate, opens no such gap over post-norm.",
     page=PAGE,
     experiment=EXPERIMENT,
     tolerance=TOLERANCE,
 )
 def test_prenorm_beats_postnorm_at_each_best_rate_at_6_blocks(claim, r):
-    claim.record(**sweep_checks.check_ahead(claim, r))
+    pre, post, warm = (r["sweeps"][k] for k in ("pre-norm", "post-norm", "post-norm + warm-up"))
+    claim.check(sweep_checks.ahead, pre.at_best(), post.at_best())
+    claim.rejects(sweep_checks.ahead, warm.at_best(), post.at_best(), because="post-norm + warm-up against post-norm")
+    diffs = [b - a for a, b in zip(pre.at_best(), post.at_best(), strict=True)]
+    claim.record(
+        diffs=diffs,
+        diff_median=statistics.median(diffs),
+        diff_min=min(diffs),
+        diff_max=max(diffs),
+        pre_best=pre.best_rate(),
+        post_best=post.best_rate(),
+        gap=sweep_checks.GAP,
+        depth=r["depth"],
+        seeds=len(pre.seeds),
+    )
 
 
 @pytest.mark.claim(
-    "At 6 blocks, warm-up moves post-norm's best rate up the grid, and at each one's own best rate it changes "
-    "post-norm's held-out loss by less than 0.05 nats in every seed.",
+    "At 6 blocks, warm-up changes post-norm's held-out loss, each at its own best rate, by less than 0.5 times "
+    "pre-norm's lead over post-norm (medians over the seeds); at the top rate of the grid it does not let "
+    "post-norm train.",
     page=PAGE,
     experiment=EXPERIMENT,
     tolerance=TOLERANCE,
 )
 def test_warmup_changes_postnorm_little_at_6_blocks(claim, r):
-    def little(without: list[float], with_warmup: list[float], rates: tuple[float, float]) -> None:
-        assert rates[1] > rates[0], rates
-        below(
-            "|post-norm + warm-up − post-norm| at each best rate (nats)",
-            [abs(b - a) for a, b in zip(without, with_warmup, strict=True)],
-            SAME,
-        )
+    pre, post, warm = (r["sweeps"][k] for k in ("pre-norm", "post-norm", "post-norm + warm-up"))
 
-    post, warm = (r["sweeps"][k] for k in ("post-norm", "post-norm + warm-up"))
-    claim.check(little, post.at_best(), warm.at_best(), (post.best_rate(), warm.best_rate()))
+    def little(without: list[float], with_warmup: list[float], prenorm: list[float]) -> None:
+        change = statistics.median(abs(b - a) for a, b in zip(without, with_warmup, strict=True))
+        lead = statistics.median(a - p for a, p in zip(without, prenorm, strict=True))
+        below("median |post-norm + warm-up − post-norm| ÷ median pre-norm lead, at each best rate", change / lead, SAME)
+
+    claim.check(little, post.at_best(), warm.at_best(), pre.at_best())
     top = warm.lrs[-1]
-    claim.rejects(little, post.at_best(), warm.loss[top], (post.best_rate(), top), because="warm-up at the top rate")
+    claim.rejects(little, post.at_best(), warm.loss[top], pre.at_best(), because="warm-up at the top rate")
     diffs = [b - a for a, b in zip(post.at_best(), warm.at_best(), strict=True)]
     claim.record(
         diffs=diffs,
