@@ -27,7 +27,7 @@ from typing import Any
 
 from sitekit.history import PARSERS, Cache, Snapshot, history, kind, page_title, snapshot
 from sitekit.receipts import anchor
-from sitekit.typesetting import _inline, fmt
+from sitekit.typesetting import _inline, fmt, typeset
 
 UNAVAILABLE = (
     "The history of this site is not available in this checkout (it has no git history, or only a shallow "
@@ -37,17 +37,25 @@ OPEN_UP_TO = 5  # a list longer than this is folded
 SPEC = ".3g"  # experiment values, as the ledger shows a key value
 
 WORDS = re.compile(r"`[^`]*`|\S+")
+# The site never refers to material outside itself; an old claim sentence that did is shown with that reference
+# withheld, marked as such (the page's "What counts as a change" says so).
+OUTSIDE = re.compile(r"\bthe brief(?:'s)?\b|\bbrief(?:'s)?\b", re.IGNORECASE)
+WITHHELD = "[…]"
 
 
 def _word(token: str) -> str:
     if token.startswith("`") and token.endswith("`") and len(token) > 1:
         return f"<code>{_inline(token[1:-1])}</code>"
-    return _inline(token).replace("\\", "&#92;").replace("{", "&#123;")
+    return _inline(typeset(token)).replace("\\", "&#92;").replace("{", "&#123;")  # 1e-10 -> 1 × 10⁻¹⁰
+
+
+def _own(sentence: str) -> str:
+    return OUTSIDE.sub(WITHHELD, sentence)
 
 
 def word_diff(old: str, new: str) -> str:
     """The new sentence with the words it dropped struck through (<del>) and the words it gained marked (<ins>)."""
-    a, b = WORDS.findall(old), WORDS.findall(new)
+    a, b = WORDS.findall(_own(old)), WORDS.findall(_own(new))
     out = []
     for op, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
         if op == "equal":
@@ -61,7 +69,7 @@ def word_diff(old: str, new: str) -> str:
 
 
 def _plain(sentence: str) -> str:
-    return " ".join(_word(w) for w in WORDS.findall(sentence))
+    return " ".join(_word(w) for w in WORDS.findall(_own(sentence)))
 
 
 def _value(v: Any, spec: str = SPEC) -> str:
@@ -85,7 +93,7 @@ def _moved(old: dict[str, Any], new: dict[str, Any]) -> list[str]:
         if _value(m0) != _value(m1):
             parts.append(f"median {_value(m0)} → {_value(m1)}")
         if parts:
-            out.append(f"{_inline(what)} ({_inline(op1)} {_value(t1)}): " + ", ".join(parts))
+            out.append(f"{_inline(typeset(what))} ({_inline(op1)} {_value(t1)}): " + ", ".join(parts))
     return out
 
 
