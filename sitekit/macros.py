@@ -156,7 +156,7 @@ MATH = re.compile(r"\\\(.+?\\\)")
 def _caption_html(text: str, stacked: bool = False) -> str:
     """Escaped caption text; inline math \\( ... \\) is left for KaTeX, as arithmatex leaves it.
     `stacked`: the phone's drawing stacks the panels, so their names read for each layout."""
-    from sitekit.figures import panel_words
+    from sitekit.figure_phone import panel_words
 
     def words(t: str) -> str:
         return panel_words(escape(t), html=True) if stacked else escape(t)
@@ -174,7 +174,8 @@ def figure(ctx: Context, name: str, alt: str, caption: str = "") -> str:
     an explorable the recorded values it shows, as JSON. Numbers run 1, 2, ... per page in order."""
     import json
 
-    from sitekit.figures import DRAWN, REGISTRY, inline, is_stacked, panel_words
+    from sitekit.figure_phone import is_stacked, panel_words
+    from sitekit.figures import DRAWN, REGISTRY, inline
 
     if name not in ctx.figures:
         raise ClaimError(

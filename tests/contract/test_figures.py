@@ -14,7 +14,7 @@ import torch
 from torch import nn
 
 from figures import diagrams
-from sitekit import diagram, figures, render, style
+from sitekit import diagram, figure_phone, figures, render, style
 from sitekit.claims import ROOT
 from snippets.encyclopedia.transformer_block import PreNormBlock
 from snippets.residual_block.identity_shortcut import ResidualBlock
@@ -160,7 +160,7 @@ def test_a_figure_too_heavy_to_inline_is_refused_with_its_name():
     assert len(figures._render(figures.FigureSpec("light", ("a_claim",), curve), {})) < figures.MAX_SVG_BYTES
 
 
-# ---- the phone layout (sitekit/figures.py `narrowed`) -------------------------------------------------
+# ---- the phone layout (sitekit/figure_phone.py `narrowed`) -------------------------------------------------
 
 
 def _two_panels(values=None):
@@ -179,15 +179,15 @@ def test_a_phone_gets_side_by_side_panels_one_under_the_other():
 
     figures.style()
     fig = _two_panels()
-    assert figures.narrowed(fig) is True
+    assert figure_phone.narrowed(fig) is True
     (top, bottom) = (ax.get_position() for ax in fig.axes)
-    assert fig.get_size_inches()[0] == figures.NARROW_WIDTH
+    assert fig.get_size_inches()[0] == figure_phone.NARROW_WIDTH
     assert top.y0 > bottom.y1  # stacked, the first panel on top
     assert abs(top.x0 - bottom.x0) < 0.02 and top.width > 0.7  # each across the column
     assert fig.axes[1].yaxis.get_ticklabels()[1].get_visible()  # the shared axis labelled on both
     plt.close(fig)
     svg = figures._render(figures.FigureSpec("two", ("a_claim",), _two_panels), {}, narrow=True)
-    assert figures.is_stacked(svg) and not figures.is_stacked(
+    assert figure_phone.is_stacked(svg) and not figure_phone.is_stacked(
         figures._render(figures.FigureSpec("two", ("a_claim",), _two_panels), {})
     )
 
@@ -198,7 +198,7 @@ def test_a_single_panel_is_narrowed_but_not_said_to_be_stacked():
     figures.style()
     fig, ax = plt.subplots(figsize=(style.MAX_WIDTH, 3.6))
     ax.plot([1, 2, 3], [3, 1, 2])
-    assert figures.narrowed(fig) is False and fig.get_size_inches()[0] == figures.NARROW_WIDTH
+    assert figure_phone.narrowed(fig) is False and fig.get_size_inches()[0] == figure_phone.NARROW_WIDTH
     plt.close(fig)
 
 
@@ -213,10 +213,10 @@ def test_a_legend_that_would_cover_the_data_on_a_phone_moves_off_it():
         ax.plot(grid, np.full_like(grid, y), "o", color=style.INK, label="_nolegend_" if y else "points")
     ax.legend(loc="upper left")
     renderer = fig.canvas.get_renderer()
-    fig.set_size_inches(figures.NARROW_WIDTH, 3.6)
+    fig.set_size_inches(figure_phone.NARROW_WIDTH, 3.6)
     fig.canvas.draw()
-    assert figures._covers(ax, ax.get_legend(), renderer)  # the counterfactual: left where it was drawn
-    figures.narrowed(fig)
+    assert figure_phone._covers(ax, ax.get_legend(), renderer)  # the counterfactual: left where it was drawn
+    figure_phone.narrowed(fig)
     fig.canvas.draw()
     legend = fig.legends[0] if fig.legends else ax.get_legend()
     assert ax.get_legend() is None and legend is not None  # under the figure now
@@ -235,24 +235,24 @@ def test_crowded_tick_labels_thin_out_if_numbers_and_stand_up_if_names():
     numbers.set_xticks(ticks, [f"{t:g}" for t in ticks])
     names.bar(range(6), [1] * 6)
     names.set_xticks(range(6), ["pre-norm", "post-norm", "post-norm + warm-up", "DeepNorm", "ReZero", "scaled"])
-    fig.set_size_inches(figures.NARROW_WIDTH, 5)
+    fig.set_size_inches(figure_phone.NARROW_WIDTH, 5)
     fig.tight_layout()
     renderer = fig.canvas.get_renderer()
-    assert figures._uncrowd_ticks(numbers, renderer) == 0.0
+    assert figure_phone._uncrowd_ticks(numbers, renderer) == 0.0
     fig.canvas.draw()
     shown = [t.get_text() for t in numbers.get_xticklabels()]
     assert shown[0] and not shown[1] and shown[2]  # every other number
-    assert figures._uncrowd_ticks(names, renderer) > 0  # upright names are taller
+    assert figure_phone._uncrowd_ticks(names, renderer) > 0  # upright names are taller
     assert all(t.get_rotation() == 90 and t.get_text() for t in names.get_xticklabels())
     plt.close(fig)
 
 
 def test_captions_name_stacked_panels_by_where_they_are():
     text = "Left: the stream (left, linear scale). Right, its gradient; the right character's logit, left of x."
-    assert figures.panel_words(text) == (
+    assert figure_phone.panel_words(text) == (
         "Top: the stream (top, linear scale). Bottom, its gradient; the right character's logit, left of x."
     )
-    html = figures.panel_words("the loss (right)", html=True)
+    html = figure_phone.panel_words("the loss (right)", html=True)
     assert html == 'the loss (<span class="rs-at-wide">right</span><span class="rs-at-narrow">bottom</span>)'
 
 
@@ -261,7 +261,7 @@ def test_a_figure_shows_both_layouts_and_says_top_where_the_phone_stacks(monkeyp
     name = "residual-block-diagram"
     spec = figures.REGISTRY[name]
     wide, narrow = figures.draw(spec, {}), figures.draw(spec, {}, narrow=True)
-    assert narrow is not None and figures.is_stacked(narrow) and not figures.is_stacked(wide)
+    assert narrow is not None and figure_phone.is_stacked(narrow) and not figure_phone.is_stacked(wide)
     for uri, svg in ((f"figures/{name}.svg", wide), (f"figures/{name}.narrow.svg", narrow)):
         monkeypatch.setitem(figures.DRAWN, uri, svg)
     drawn = {name: {"cpu": f"figures/{name}.svg", "cpu-narrow": f"figures/{name}.narrow.svg"}}
