@@ -44,6 +44,10 @@ import nox
 ROOT = Path(__file__).resolve().parent
 ENV = ROOT / ".nox" / "site"
 LOCK = ROOT / "requirements" / "lock.txt"
+# What the installers read: LOCK's pins (and PIP) with the sha256 of every file the registry has for each, so
+# .nox/site holds exactly the files CI verified (uv and pip both run with --require-hashes). Written by
+# `nox -s lock` from LOCK; tests/contract/test_lock_hashes.py holds the two to the same pins.
+HASHED = ROOT / "requirements" / "lock-hashed.txt"
 PY = ENV / "bin" / "python"
 PIP = "pip==26.3"  # the pip inside .nox/site (the lock pins what it installs)
 
@@ -112,7 +116,8 @@ def _pip_sources(python: str) -> list[str]:
 
 
 def build_env(env: Path, installer: str, run: Any, *, cache: bool = True) -> None:
-    """Create `env` and install requirements/lock.txt into it with `installer` ("uv" or "pip")."""
+    """Create `env` and install requirements/lock-hashed.txt into it with `installer` ("uv" or "pip"): the lock's
+    pins and pip's, each file checked against its recorded sha256 (a file that differs stops the install)."""
     base = _base_python()
     py = str(env / "bin" / "python")
     if installer == "uv":
@@ -123,14 +128,12 @@ def build_env(env: Path, installer: str, run: Any, *, cache: bool = True) -> Non
         if not Path(py).exists():  # an existing environment is updated in place (it may be in use)
             run(*uv, "venv", "-q", *no_cache, "--python", base, str(env))
         sources = [*_pip_sources(base), "--index-strategy", "unsafe-best-match"]  # pip's rule across indexes
-        run(*uv, "pip", "install", "-q", *no_cache, "--python", py, *sources, "-r", str(LOCK))
-        run(*uv, "pip", "install", "-q", *no_cache, "--python", py, *sources, PIP)  # for `pip` users
+        run(*uv, "pip", "install", "-q", *no_cache, "--python", py, *sources, "--require-hashes", "-r", str(HASHED))
     else:
         no_cache = [] if cache else ["--no-cache-dir"]
         if not Path(py).exists():
             run(base, "-m", "venv", str(env))
-        run(py, "-m", "pip", "install", "-q", *no_cache, PIP)
-        run(py, "-m", "pip", "install", "-q", *no_cache, "-r", str(LOCK))
+        run(py, "-m", "pip", "install", "-q", *no_cache, "--require-hashes", "-r", str(HASHED))
 
 
 def site_env(session: nox.Session) -> Path:
@@ -139,7 +142,7 @@ def site_env(session: nox.Session) -> Path:
     One shared environment, reinstalled only when requirements/lock.txt changes.
     """
     stamp = ENV / ".lock-sha256"
-    want = hashlib.sha256(LOCK.read_bytes()).hexdigest()
+    want = hashlib.sha256(LOCK.read_bytes() + HASHED.read_bytes()).hexdigest()
     if PY.exists() and stamp.exists() and stamp.read_text() == want:
         return PY
     installer = "uv" if _uv(session) else "pip"
@@ -395,7 +398,14 @@ def lint(session: nox.Session) -> None:
 
 @nox.session
 def lock(session: nox.Session) -> None:
-    """Re-resolve requirements/lock.txt from pyproject's dependency groups (needs the registry)."""
+    """Re-resolve requirements/lock.txt from pyproject's dependency groups, then hash it into
+    requirements/lock-hashed.txt (needs the registry and uv). `-- --hashes` only hashes the lock as it stands."""
+    if "--hashes" in session.posargs:
+        uv = _uv(session)
+        if uv is None:
+            session.error("hashing the lock needs uv (pip install uv, or the lock's pin of it)")
+        hash_lock(session, uv)
+        return
     tmp = ROOT / ".nox" / "lock-env"
     shutil.rmtree(tmp, ignore_errors=True)
     session.run(_base_python(), "-m", "venv", str(tmp), external=True)
@@ -407,6 +417,30 @@ def lock(session: nox.Session) -> None:
     lines = [line.replace("+cpu", "") for line in frozen.splitlines() if not line.startswith("-e")]
     header = LOCK.read_text().splitlines()[:2]
     LOCK.write_text("\n".join(header + lines) + "\n")
+    uv = _uv(session)
+    if uv is None:
+        session.error("hashing the lock needs uv (pip install uv, or the lock's pin of it)")
+    hash_lock(session, uv)
+
+
+def hash_lock(session: nox.Session, uv: list[str]) -> None:
+    """Write HASHED: LOCK's pins and PIP, each with the sha256 of every file the registry has for that release."""
+    pins = ROOT / ".nox" / "lock-pins.txt"
+    pins.write_text(LOCK.read_text(encoding="utf-8") + PIP + "\n", encoding="utf-8")
+    version = subprocess.run(
+        [_base_python(), "-c", "import platform; print(platform.python_version())"], capture_output=True, text=True
+    ).stdout.strip()
+    # The registry itself (every file of each release, so any machine's pick is covered; a mirror pip.conf names
+    # may hold only this machine's wheel) and the machine's find-links folders, where torch's CPU wheel lies.
+    found = _pip_sources(_base_python())
+    local = [found[i + 1] for i in range(0, len(found) - 1, 2) if found[i] == "--find-links"]
+    sources = [*(x for path in local for x in ("--find-links", path)), "--index-strategy", "unsafe-best-match"]
+    head = "# requirements/lock.txt's pins with each file's sha256, from `nox -s lock`; installed with --require-hashes"
+    session.run(
+        *uv, "pip", "compile", "-q", str(pins), "--generate-hashes", "--no-annotate", "--no-header",
+        "--python-version", version, *sources, "-o", str(HASHED), external=True,
+    )  # fmt: skip
+    HASHED.write_text(head + "\n" + HASHED.read_text(encoding="utf-8"), encoding="utf-8")
 
 
 @nox.session
