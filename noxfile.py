@@ -307,7 +307,7 @@ def serve(session: nox.Session) -> None:
         _pytest_claims(session, py, ["tests"], [])
     session.env["SITE_ALLOW_STALE"] = "1"
     args = session.posargs or ["-a", "127.0.0.1:8000"]
-    session.run(str(py), "-m", "mkdocs", "serve", "--no-strict", *args, external=True)
+    session.run(str(py), "-m", "mkdocs", "serve", "--no-strict", "--dirty", *args, external=True)
 
 
 @nox.session

@@ -11,6 +11,8 @@ a scratch copy of the tree (the real one is never edited), it times:
 - `nox -s experiments`: every experiment, fresh (written to a scratch copy of the committed records; with
   `-- --only=experiments --in-place` in the tree itself, so the timed run also writes the committed records);
 - `.ci/run` as a whole, read from a CI log (`-- --ci-log=FILE`: its `ci: all steps took N s` line);
+- the live preview (`nox -s serve`, which is `mkdocs serve --dirty`): from saving a one-sentence edit of a page
+  to the served page showing it, five edits, the median (the samples are kept);
 - `nox -s tests -- --fresh` in one process and on every core;
 - the browser suite against the built site in one process and on every core.
 
@@ -30,6 +32,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -54,6 +57,7 @@ TARGETS = {  # ratio: at most
 }
 BUDGETS = {  # step: at most (seconds, on 2 cores), the budgets the project promises
     "docs_first": 150,
+    "preview_prose": 2,
     "experiments": 25 * 60,
     "ci_run": 45 * 60,
 }
@@ -146,7 +150,7 @@ def dependents(snippet: str, results: Path) -> int:
 
 
 # The order they run in; `-- --only=docs,env` runs some.
-GROUPS = ("env", "first", "experiments", "docs", "browser", "tests")
+GROUPS = ("env", "first", "experiments", "docs", "preview", "browser", "tests")
 
 
 def load_record() -> dict[str, Any]:
@@ -214,6 +218,12 @@ def measure(groups: list[str]) -> None:
             entry = step("docs_snippet", took, f"nox -s docs after editing {SNIPPET}", log)
             save("docs_snippet", {**entry, "claims_depending": expected}, began)
 
+        if "preview" in groups:
+            began = started()
+            samples, shown = preview_edits(tree, py)
+            took = {"seconds": round(sorted(samples)[len(samples) // 2], 2), "samples": samples, "busy_cores": None}
+            save("preview_prose", step("preview_prose", took, shown), began)
+
         if "browser" in groups:
             site = str(tree / "site")
             shown = "SITE_WORKERS=0 nox -s browser"
@@ -227,6 +237,66 @@ def measure(groups: list[str]) -> None:
             shown = f"nox -s tests -- {' '.join(tests)}"
             timed("tests_serial", [*nox, "-s", "tests", "--", *tests], f"SITE_WORKERS=0 {shown}", SITE_WORKERS="0")
             timed("tests_parallel", [*nox, "-s", "tests", "--", *tests], shown)
+
+
+PREVIEW_EDITS = 5
+PREVIEW_URL = "module/"  # where PROSE_PAGE is served
+
+
+def preview_edits(tree: Path, py: str) -> tuple[list[float], str]:
+    """Seconds from saving a one-sentence edit of PROSE_PAGE to `mkdocs serve --dirty` serving it, per edit.
+
+    The server runs as `nox -s serve` runs it, on the copy, from this tree's CPU records (no claim runs);
+    each edit adds a sentence with a new word, and the page is fetched every 50 ms until the word is there.
+    """
+    import socket
+    import urllib.request
+
+    records = ROOT / "results" / "cpu.json"
+    if records.is_file():
+        shutil.copyfile(records, tree / "results" / "cpu.json")
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    env = {**os.environ, "SITE_ALLOW_STALE": "1", "NO_MKDOCS_2_WARNING": "1", "PYTHONUNBUFFERED": "1"}
+    cmd = [str(ROOT / ".nox" / "site" / "bin" / "python"), "-m", "mkdocs", "serve", "--no-strict", "--dirty"]
+    cmd += ["-a", f"127.0.0.1:{port}"]
+    server = subprocess.Popen(cmd, cwd=tree, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    lines: list[str] = []
+
+    def wait_for(text: str, timeout: float) -> str:
+        end = time.monotonic() + timeout
+        assert server.stdout is not None
+        while time.monotonic() < end:
+            line = server.stdout.readline()
+            if not line:
+                break
+            lines.append(line)
+            if text in line:
+                return line
+        raise SystemExit(f"speed: no {text!r} from mkdocs serve:\n{''.join(lines[-30:])}")
+
+    samples: list[float] = []
+    try:
+        base = wait_for("Serving on", 600).split("Serving on ", 1)[1].strip().rstrip("/")
+        threading.Thread(target=lambda: [lines.append(x) for x in server.stdout], daemon=True).start()  # type: ignore[union-attr]
+        page = tree / PROSE_PAGE
+        for i in range(PREVIEW_EDITS):
+            time.sleep(3)  # let the server settle after the last build
+            word = f"previewmark{i}x{os.getpid()}"
+            saved = time.perf_counter()
+            with open(page, "a", encoding="utf-8") as f:
+                f.write(f"\nA sentence with the word {word}.\n")
+            while word not in urllib.request.urlopen(f"{base}/{PREVIEW_URL}", timeout=30).read().decode():
+                if time.perf_counter() - saved > 120:
+                    raise SystemExit(f"speed: the preview did not show an edit in 120 s:\n{''.join(lines[-30:])}")
+                time.sleep(0.05)
+            samples.append(round(time.perf_counter() - saved, 2))
+            say(f"preview: edit {i + 1} shown after {samples[-1]} s")
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+    return samples, f"mkdocs serve --dirty: a prose edit of {PROSE_PAGE} until served (median of {PREVIEW_EDITS})"
 
 
 def started() -> dict[str, Any]:
@@ -299,6 +369,7 @@ ROWS = [  # step, label
     ("docs_warm", "`nox -s docs`, nothing changed"),
     ("docs_prose", "`nox -s docs` after a prose-only page edit"),
     ("docs_snippet", f"`nox -s docs` after editing `{SNIPPET}`"),
+    ("preview_prose", "`nox -s serve`: a prose edit until the page shows it (median of 5)"),
     ("tests_serial", "`nox -s tests -- --fresh` in one process"),
     ("tests_parallel", "`nox -s tests -- --fresh` on every core"),
     ("browser_serial", "browser suite in one process"),

@@ -45,22 +45,37 @@ def snippet_for_test(test_file: Path) -> Path:
 HASHED_PACKAGES = ("snippets", "tests", "benchmarks")  # what a claim's outcome can depend on; sitekit is the harness
 
 
+# The module names a file imports, by path, with the (mtime, size) they were parsed at: parsing every snippet and
+# test is most of what a preview rebuild spends on staleness, and a file that did not change imports the same.
+_IMPORTED: dict[Path, tuple[tuple[int, int], list[str]]] = {}
+
+
+def _imported_names(path: Path) -> list[str]:
+    stat = path.stat()
+    when = (stat.st_mtime_ns, stat.st_size)
+    hit = _IMPORTED.get(path)
+    if hit is not None and hit[0] == when:
+        return hit[1]
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    names: list[str] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names += [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names += [node.module] + [f"{node.module}.{alias.name}" for alias in node.names]
+    _IMPORTED[path] = (when, names)
+    return names
+
+
 def _local_imports(path: Path) -> set[Path]:
     """Files under snippets/ or tests/ that `path` imports (`import snippets.x.y`, `from tests.x import y`)."""
-    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
     found: set[Path] = set()
-    for node in ast.walk(tree):
-        names: list[str] = []
-        if isinstance(node, ast.Import):
-            names = [alias.name for alias in node.names]
-        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            names = [node.module] + [f"{node.module}.{alias.name}" for alias in node.names]
-        for name in names:
-            if name.split(".")[0] not in HASHED_PACKAGES:
-                continue
-            candidate = ROOT.joinpath(*name.split("."))
-            if candidate.with_suffix(".py").is_file():
-                found.add(candidate.with_suffix(".py"))
+    for name in _imported_names(path):
+        if name.split(".")[0] not in HASHED_PACKAGES:
+            continue
+        candidate = ROOT.joinpath(*name.split("."))
+        if candidate.with_suffix(".py").is_file():  # checked every time: a module may appear or go
+            found.add(candidate.with_suffix(".py"))
     return found
 
 

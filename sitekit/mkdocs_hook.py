@@ -31,6 +31,7 @@ from sitekit import (
     mathrender,
     numbers,
     numbers_notebook,
+    preview,
     render,
     rendered,
     typesetting,
@@ -78,6 +79,11 @@ def on_config(config: Any) -> Any:
     return config
 
 
+def on_startup(command: str, dirty: bool) -> None:
+    """`mkdocs serve --dirty` (nox -s serve): later rebuilds redo only what an edit touched (sitekit/preview.py)."""
+    preview.SESSION.dirty = command == "serve" and dirty
+
+
 @event_priority(50)  # before the plugins, so mkdocs-jupyter sees the published notebook
 def on_files(files: Files, config: Any) -> Files:
     problems = contract.check_tree()
@@ -85,20 +91,16 @@ def on_files(files: Files, config: Any) -> Files:
         raise PluginError("the site breaks its contract:\n  " + "\n  ".join(problems))
     for problem in problems:  # preview: say it, keep serving
         log.warning(problem)
-    drawn: dict[str, dict[str, str]] = {}
-    for name, spec in sorted(figures.load_all().items()):
-        for device, recorded in (("cpu", _state["cpu"]), ("cuda", _state["cuda"])):
-            for narrow in (False, True):  # the second laid out for a phone's column
-                svg = figures.draw(spec, recorded, narrow)
-                if svg is None:
-                    continue
-                key = device + ("-narrow" if narrow else "")
-                uri = f"figures/{name}{'' if device == 'cpu' else '.cuda'}{'.narrow' if narrow else ''}.svg"
-                files.append(File.generated(config, uri, content=svg))
-                rendered.write(uri, svg)
-                figures.DRAWN[uri] = svg  # the `figure` macro puts the drawing itself into the page
-                drawn.setdefault(name, {})[key] = uri
-    _state["drawn"] = drawn
+    session = preview.SESSION
+    if session.rebuild_all():
+        session.figures, session.drawn = [], {}
+        for name, key, uri, svg in _draw_figures():
+            session.figures.append((uri, svg))
+            session.drawn.setdefault(name, {})[key] = uri
+        _state["rebuild_all"] = session.dirty  # a snippet, record or the pipeline changed: see on_nav
+    for uri, svg in session.figures:
+        files.append(File.generated(config, uri, content=svg))
+    _state["drawn"] = session.drawn
     listed = sorted({inc.path for page in (claims.ROOT / "docs").rglob("*.md") for inc in contract.includes(page)})
     _state["sources"] = set()
     for path in listed:  # the source a listing's title links to: site/src/snippets/<topic>/<name>.py
@@ -119,6 +121,22 @@ def on_files(files: Files, config: Any) -> Files:
         else:
             log.warning(f"{source} is missing (run `nox -s tests`): docs/{uri} is left out")
     return files
+
+
+def _draw_figures() -> list[tuple[str, str, str, bytes]]:
+    """Every figure for each device with a record, desktop and phone layouts: (name, key, site path, SVG)."""
+    out = []
+    for name, spec in sorted(figures.load_all().items()):
+        for device, recorded in (("cpu", _state["cpu"]), ("cuda", _state["cuda"])):
+            for narrow in (False, True):  # the second laid out for a phone's column
+                svg = figures.draw(spec, recorded, narrow)
+                if svg is None:
+                    continue
+                uri = f"figures/{name}{'' if device == 'cpu' else '.cuda'}{'.narrow' if narrow else ''}.svg"
+                rendered.write(uri, svg)
+                figures.DRAWN[uri] = svg  # the `figure` macro puts the drawing itself into the page
+                out.append((name, device + ("-narrow" if narrow else ""), uri, svg))
+    return out
 
 
 def _stage(source: Path, staged: Path) -> None:
@@ -144,6 +162,9 @@ NOTEBOOK_SCRIPTS = re.compile(
 
 def on_nav(nav: Any, config: Any, files: Files) -> Any:
     """Reading order and titles for the ledger; "Part N of M" for the module's parts."""
+    if _state.get("rebuild_all"):  # a dirty preview whose snippets, records or pipeline changed: every page,
+        for file in files.documentation_pages():  # as a full build would (here, after the plugins' own on_files)
+            file.is_modified = lambda: True  # type: ignore[method-assign]
     pages = [p for p in nav.pages if p.file is not None]
     _state["order"] = [p.file.src_uri for p in pages]
     _state["titles"] = {p.file.src_uri: p.title or p.file.src_uri for p in pages}

@@ -1,8 +1,11 @@
-"""The live preview stays still: `mkdocs serve` rebuilds once per real edit, never on its own.
+"""The live preview stays still: `mkdocs serve --dirty` (as `nox -s serve` runs it) rebuilds once per real
+edit, never on its own.
 
 Started on a copy of the tree (the real one is never edited) on a free loopback port, it must build
 no more after its first build until a file changes, then exactly once for one snippet edit; the page
-then shows the edited snippet's claim as stale (a red ⚠) instead of failing.
+then shows the edited snippet's claim as stale (a red ⚠) instead of failing. A snippet is not a page, so
+that edit rebuilds every page (sitekit/preview.py); a prose edit then rebuilds its page alone, which shows
+the new sentence and still the stale claim. How fast that is, `nox -s speed` measures (preview_prose).
 """
 
 from __future__ import annotations
@@ -50,7 +53,7 @@ class Preview:
         env = {**os.environ, "SITE_ALLOW_STALE": "1", "NO_MKDOCS_2_WARNING": "1", "PYTHONUNBUFFERED": "1"}
         env.pop("SITE_RESULTS_DIR", None)
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "mkdocs", "serve", "--no-strict", "-a", f"127.0.0.1:{self.port}"],
+            [sys.executable, "-m", "mkdocs", "serve", "--no-strict", "--dirty", "-a", f"127.0.0.1:{self.port}"],
             cwd=root,
             env=env,
             stdout=subprocess.PIPE,
@@ -130,5 +133,14 @@ def test_the_preview_rebuilds_once_per_edit_and_never_on_its_own(tmp_path):
         base = preview.lines[serving].split("Serving on ", 1)[1].strip()  # site_url's path included
         html = urllib.request.urlopen(base.rstrip("/") + "/" + PAGE, timeout=30).read().decode()
         assert 'class="claim-problem"' in html and "changed since it ran" in html  # shown stale, not fatal
+
+        with open(root / "docs" / f"{PAGE.rstrip('/')}.md", "a", encoding="utf-8") as f:
+            f.write("\nA sentence with the word previewedit.\n")
+        edited = len(preview.lines)
+        built = preview.wait_for("Building documentation", 60, after=edited)
+        preview.wait_for("Reloading browsers", START_TIMEOUT_S, after=built)
+        html = urllib.request.urlopen(base.rstrip("/") + "/" + PAGE, timeout=30).read().decode()
+        assert "previewedit" in html, "the edited page was not rebuilt"
+        assert "changed since it ran" in html, "the dirty rebuild lost the stale claim"
     finally:
         preview.stop()

@@ -1,0 +1,57 @@
+"""What a live preview keeps between rebuilds, so that a prose edit rebuilds one page, not the site.
+
+`mkdocs serve --dirty` (nox -s serve) rebuilds only the pages whose Markdown changed. That is right for a
+prose edit and wrong for anything a page is built from elsewhere (a snippet, a record, a fact, a figure's
+code, the pipeline itself): then every page is rebuilt, as a full build would. `Preview` tells the two apart
+by a stamp of those inputs taken at each build, and keeps the figures drawn at the last full one. Nothing
+here imports MkDocs; the hook (mkdocs_hook.py) asks it two questions per build.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from sitekit.claims import ROOT
+
+# What a page is built from besides its own Markdown (docs/ itself is MkDocs' to watch page by page).
+INPUTS = ("snippets", "tests", "sitekit", "figures", "facts", "overrides", "results", "mkdocs.yml", "requirements")
+SKIP = {"__pycache__", "build", ".pytest_cache"}  # results/build is what a build writes, not what it reads
+
+
+def stamp(root: Path = ROOT) -> tuple[int, int, int]:
+    """(files, newest mtime in ns, total size) over INPUTS: any edit, addition or removal changes it."""
+    count = newest = size = 0
+    todo = [root / name for name in INPUTS]
+    while todo:
+        path = todo.pop()
+        try:
+            if path.is_dir():
+                todo += [p for p in path.iterdir() if p.name not in SKIP]
+                continue
+            stat = path.stat()
+        except FileNotFoundError:  # removed while walking: the next stamp differs anyway
+            continue
+        count, newest, size = count + 1, max(newest, stat.st_mtime_ns), size + stat.st_size
+    return count, newest, size
+
+
+@dataclass
+class Preview:
+    """One `mkdocs serve` session's memory (module state survives the hook's reload on every rebuild)."""
+
+    dirty: bool = False  # serving with --dirty: pages whose Markdown did not change keep their last HTML
+    last: tuple[int, int, int] | None = None  # stamp() at the last build
+    figures: list[tuple[str, bytes]] = field(default_factory=list)  # (site path, SVG) from the last full build
+    drawn: dict[str, dict[str, str]] = field(default_factory=dict)  # the `figure` macro's map, same build
+
+    def rebuild_all(self) -> bool:
+        """Whether this build must rebuild every page: always, except in a dirty preview whose other inputs
+        did not change since its last build (then only the edited pages are rebuilt)."""
+        now = stamp()
+        unchanged = self.dirty and self.last == now and bool(self.drawn)
+        self.last = now
+        return not unchanged
+
+
+SESSION = Preview()  # the hook sets `dirty` when `mkdocs serve` starts
