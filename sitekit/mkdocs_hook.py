@@ -92,6 +92,7 @@ def on_files(files: Files, config: Any) -> Files:
     for problem in problems:  # preview: say it, keep serving
         log.warning(problem)
     session = preview.SESSION
+    _state["rebuild_all"] = False  # set below for a dirty preview that must rebuild every page (see on_nav)
     if session.rebuild_all():
         session.figures, session.drawn = [], {}
         for name, key, uri, svg in _draw_figures():
