@@ -5,6 +5,7 @@ import pytest
 
 from sitekit.margins import below
 from snippets.encyclopedia import variants as snippet
+from snippets.lab_transformer import stream
 
 PAGE = "encyclopedia/variants.md"
 CPU_FLOAT64 = "the snippet builds every model in float64 on the CPU whatever the device"
@@ -32,7 +33,7 @@ def bit_for_bit(deviations: list[float]) -> None:
 def test_the_comparison_starts_from_lab_twos_model(claim, runs):
     claim.check(bit_for_bit, [r.lab_identity for r in runs])
     claim.rejects(bit_for_bit, [r.lab_post_norm for r in runs], because="Lab 2's post-norm model from the seed")
-    claim.record(seeds=len(runs), blocks=runs[0].depth)
+    claim.record(seeds=len(runs), blocks=runs[0].depth, d=stream.D)
 
 
 @pytest.mark.claim(
