@@ -323,6 +323,22 @@ MUTANTS = (
         listing="tuned",
     ),
     Mutant(
+        "denseformer-starts-uniform",
+        "every depth-weighted average starts uniform: DenseFormer no longer starts as the plain stack",
+        "snippets/encyclopedia/variants.py",
+        "eye = [F.one_hot(torch.tensor(k), k + 1) for k in range(1, depth + 1)]",
+        "eye = [torch.full((k + 1,), 1 / (k + 1)) for k in range(1, depth + 1)]",
+        listing="model",
+    ),
+    Mutant(
+        "value-residual-forgets-block-one",
+        "each block keeps its own values as `first`: the value residual mixes v_k with itself and changes nothing",
+        "snippets/encyclopedia/variants.py",
+        "first = v if first is None else first",
+        "first = v",
+        listing="value",
+    ),
+    Mutant(
         "unet-skips-never-removed",
         "skip=False still concatenates the encoder's features: the two nets are the same net",
         "snippets/encyclopedia/unet_skips.py",

@@ -365,6 +365,67 @@ def records(site_url: str = SITE_URL) -> dict[str, tuple[Work, ...]]:
                 " Engineering",
             ),
         ),
+        "variants": (
+            entry(
+                "variants2026",
+                "Variants of the Residual Stream, Compared",
+                "variants",
+                site_url,
+            ),
+            arxiv(
+                "pagliardini2024denseformer",
+                "DenseFormer: Enhancing Information Flow in Transformers via Depth Weighted"
+                " Averaging",
+                2024,
+                "2402.02622",
+                "cs.CL",
+                "Matteo Pagliardini; Amirkeivan Mohtashami; Francois Fleuret; Martin Jaggi",
+                note="Published in Advances in NeurIPS 37 (2024)",
+            ),
+            arxiv(
+                "zhou2024value",
+                "Value Residual Learning",
+                2024,
+                "2410.17897",
+                "cs.CL",
+                "Zhanchao Zhou; Tianyi Wu; Zhiyun Jiang; Fares Obeid; Zhenzhong Lan",
+                note="Published in the Proceedings of ACL 2025; first titled Value Residual"
+                " Learning For Alleviating Attention Concentration In Transformers",
+            ),
+            arxiv(
+                "menghani2024laurel",
+                "LAuReL: Learned Augmented Residual Layer",
+                2024,
+                "2411.07501",
+                "cs.LG",
+                "Gaurav Menghani; Ravi Kumar; Sanjiv Kumar",
+                note="Published in the Proceedings of ICML 2025",
+            ),
+            arxiv(
+                "chowdhery2022palm",
+                "PaLM: Scaling Language Modeling with Pathways",
+                2022,
+                "2204.02311",
+                "cs.CL",
+                "Aakanksha Chowdhery; Sharan Narang; Jacob Devlin; Maarten Bosma;"
+                " Gaurav Mishra; Adam Roberts; Paul Barham; Hyung Won Chung; Charles Sutton;"
+                " Sebastian Gehrmann; Parker Schuh; Kensen Shi; Sasha Tsvyashchenko;"
+                " Joshua Maynez; Abhishek Rao; Parker Barnes; Yi Tay; Noam Shazeer;"
+                " Vinodkumar Prabhakaran; Emily Reif; Nan Du; Ben Hutchinson; Reiner Pope;"
+                " James Bradbury; Jacob Austin; Michael Isard; Guy Gur-Ari; Pengcheng Yin;"
+                " Toju Duke; Anselm Levskaya; Sanjay Ghemawat; Sunipa Dev;"
+                " Henryk Michalewski; Xavier Garcia; Vedant Misra; Kevin Robinson;"
+                " Liam Fedus; Denny Zhou; Daphne Ippolito; David Luan; Hyeontaek Lim;"
+                " Barret Zoph; Alexander Spiridonov; Ryan Sepassi; David Dohan;"
+                " Shivani Agrawal; Mark Omernick; Andrew M. Dai;"
+                " Thanumalayan Sankaranarayana Pillai; Marie Pellat; Aitor Lewkowycz;"
+                " Erica Moreira; Rewon Child; Oleksandr Polozov; Katherine Lee;"
+                " Zongwei Zhou; Xuezhi Wang; Brennan Saeta; Mark Diaz; Orhan Firat;"
+                " Michele Catasta; Jason Wei; Kathy Meier-Hellstern; Douglas Eck; Jeff Dean;"
+                " Slav Petrov; Noah Fiedel",
+                note="Published in the Journal of Machine Learning Research 24 (2023)",
+            ),
+        ),
     }
 
 

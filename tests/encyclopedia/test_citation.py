@@ -188,6 +188,20 @@ def test_trained_stream_citation_parses_to_the_same_works(claim):
     claim.record(bibtex=r.bibtex, csl_json=r.csl_json, ris=r.ris, works=len(snippet.ENTRIES["trained-stream"]))
 
 
+@pytest.mark.claim(
+    "BibTeX, CSL-JSON and RIS generated from the entry's one record parse (bibtexparser, a CSL schema, rispy) to "
+    "the same works: the entry, Pagliardini et al. (DenseFormer), Zhou et al. (ResFormer), Menghani et al. "
+    "(LAuReL) and Chowdhery et al. (PaLM), each author separate.",
+    page="encyclopedia/variants.md",
+    device_independent=TEXT,
+    identity=ROUND_TRIP,
+)
+def test_variants_citation_parses_to_the_same_works(claim):
+    r = snippet.measure(slug="variants")
+    claim.check(agree_entry, r.bibtex, r.csl_json, r.ris, "variants")
+    claim.record(bibtex=r.bibtex, csl_json=r.csl_json, ris=r.ris, works=len(snippet.ENTRIES["variants"]))
+
+
 def parse_all(bib: str, csl_json: str, ris: str) -> dict[str, list[dict]]:
     """Each format through a real parser, reduced to (key/title, year, family names, arXiv id, URL) per work."""
     library = bibtexparser.parse_string(
