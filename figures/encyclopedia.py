@@ -254,6 +254,7 @@ def hyper_connections_trained_gain(values: Values) -> Any:
     ax.axhline(1.0, **look("neutral").kw("identity"))
     ax.set_xlabel("update $l$ (attention and MLP in each block)")
     ax.set_ylabel("largest singular value\nof $M_l \\cdots M_1$")
+    ax.set_ylim(0.2, None)  # room under the curves for the legend
     ax.legend(loc="lower left")
     fig.tight_layout()
     return fig
