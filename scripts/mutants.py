@@ -275,6 +275,22 @@ MUTANTS = (
         listing="sinkhorn",
     ),
     Mutant(
+        "hc-reads-every-copy",
+        "each block starts reading the sum of all n copies instead of one: its input is n times the stream",
+        "snippets/encyclopedia/hyper_connections.py",
+        "read[index % n] = 1.0  # block l starts reading copy l mod n",
+        "read[:] = 1.0  # block l starts reading copy l mod n",
+        listing="block",
+    ),
+    Mutant(
+        "mhc-mixing-not-projected",
+        "the constrained connection mixes with exp(logits) and skips Sinkhorn: rows and columns no longer sum to 1",
+        "snippets/encyclopedia/hyper_connections.py",
+        "return sinkhorn(self.logits)  # (n, n), rows and columns summing to 1",
+        "return self.logits.exp()  # (n, n), rows and columns summing to 1",
+        listing="sinkhorn",
+    ),
+    Mutant(
         "depth-multiplier-dropped",
         "every block adds its whole write, not s times it: the stacks step with s = 1 whatever the depth",
         "snippets/encyclopedia/depth_limits.py",

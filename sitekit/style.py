@@ -51,6 +51,8 @@ LOOKS: dict[str, Look] = {
     "scaled": Look("#33BBEE", "--", "8", "1/√L scaled"),  # cyan
     "inverse": Look("#332288", ":", "s", "1/L scaled"),  # indigo
     "shallow": Look("#882255", ":", "<", "plain, shallow"),  # wine
+    "hyper-connections": Look("#EE3377", "-", "*", "hyper-connections"),  # magenta
+    "sinkhorn": Look("#997700", "--", "o", "Sinkhorn-constrained"),  # dark yellow
     # initialisations
     "default": Look("#56B4E9", "-", "d", "PyTorch default init"),  # sky blue
     "he": Look("#E69F00", "-.", "*", "He init"),  # orange

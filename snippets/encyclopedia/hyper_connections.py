@@ -28,11 +28,14 @@ class HyperConnection(nn.Module):
         self.write = nn.Parameter(torch.ones(n))  # b, (n,): f(.) goes to every copy
         self.mix = nn.Parameter(torch.eye(n))  # M, (n, n): each copy passes itself on
 
-    def forward(self, H: Tensor) -> Tensor:  # H: (n, N, d), the n copies
-        x = torch.einsum("n,nbd->bd", self.read, H)  # the branch's input, (N, d)
-        out = self.branch(x)  # (N, d)
-        mixed = torch.einsum("mn,nbd->mbd", self.mix, H)  # (n, N, d)
-        return mixed + self.write[:, None, None] * out  # (n, N, d)
+    def mixing(self) -> Tensor:
+        return self.mix  # M, learned freely
+
+    def forward(self, H: Tensor) -> Tensor:  # H: (n, ..., d), the n copies
+        x = torch.einsum("n,n...->...", self.read, H)  # the branch's input, (..., d)
+        out = self.branch(x)  # (..., d)
+        mixed = torch.einsum("mn,n...->m...", self.mixing(), H)  # (n, ..., d)
+        return mixed + torch.einsum("m,...->m...", self.write, out)  # (n, ..., d)
 
 
 # --8<-- [end:block]
@@ -46,6 +49,18 @@ def sinkhorn(logits: Tensor, iterations: int = 20) -> Tensor:
         P = P / P.sum(-1, keepdim=True)  # rows sum to 1
         P = P / P.sum(-2, keepdim=True)  # columns: exactly 1 after the last step
     return P
+
+
+class SinkhornConnection(HyperConnection):
+    """mHC's constraint on M: exp(logits), scaled to doubly stochastic."""
+
+    def __init__(self, branch: nn.Module, n: int, index: int = 0, diagonal=4.0) -> None:
+        super().__init__(branch, n, index)
+        del self.mix  # replaced by its logits: as many weights
+        self.logits = nn.Parameter(diagonal * torch.eye(n))  # (n, n): M starts near I
+
+    def mixing(self) -> Tensor:
+        return sinkhorn(self.logits)  # (n, n), rows and columns summing to 1
 
 
 def composite_gain(mixes: Tensor) -> list[float]:

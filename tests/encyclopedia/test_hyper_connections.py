@@ -8,6 +8,7 @@ import pytest
 
 from sitekit.margins import above, below
 from snippets.encyclopedia import hyper_connections as snippet
+from snippets.encyclopedia import hyper_connections_trained as trained
 
 PAGE = "encyclopedia/hyper-connections.md"
 CPU_FLOAT64 = "the snippet builds every stack and matrix in float64 on the CPU whatever the device"
@@ -133,4 +134,35 @@ def test_unconstrained_mixing_compounds_with_depth(claim, runs):
         free_max=max(deepest),
         grown=GROWN,
         seeds=len(runs),
+    )
+
+
+@pytest.mark.claim(
+    "Wrapping the 12 residual updates of Lab 2's 6-block pre-norm model in hyper-connections with n = 4 copies adds "
+    "12 × (n² + 2n) = 288 weights to its 83032 and leaves every other weight as it was; Sinkhorn-constrained mixing "
+    "adds as many.",
+    page=PAGE,
+    device_independent="counts the weights of models built on the CPU",
+    identity="each hyper-connection adds its read weights a (n), write weights b (n) and mixing matrix M (n × n) "
+    "around a branch it takes over unchanged; the Sinkhorn version keeps n × n logits in place of M",
+)
+def test_hyper_connections_add_n_squared_plus_2n_weights_per_update(claim, seeds):
+    counts = trained.weight_counts(seeds.first())
+
+    def adds(counts: dict[str, int]) -> None:
+        per_update = counts["n"] ** 2 + 2 * counts["n"]
+        for name in trained.KINDS:
+            assert counts[name] - counts["pre-norm"] == counts["updates"] * per_update, (name, counts)
+            assert counts[f"{name}: branches"] == counts["pre-norm"], (name, counts)
+
+    claim.check(adds, counts)
+    extra = counts["hyper-connections"] - counts["pre-norm"]
+    claim.record(
+        updates=counts["updates"],
+        blocks=counts["updates"] // 2,
+        n=counts["n"],
+        extra=extra,
+        prenorm=counts["pre-norm"],
+        extra_percent=100 * extra / counts["pre-norm"],
+        sinkhorn_extra=counts["Sinkhorn mixing"] - counts["pre-norm"],
     )
