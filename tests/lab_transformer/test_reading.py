@@ -119,8 +119,8 @@ def test_direct_logit_attribution_sums_to_the_logit(claim, result, results):
     "Corrupt the second-to-last character of 512 held-out windows and keep every window: in each of 5 trained "
     "models the corruption costs the right next character more than 1 nat of log-probability on average, and "
     "patched alone into the corrupted run, the clean writes of most blocks after the first (their median) each "
-    "win back more than a fifth of that, the first block's less than their median, and these denoising shares add up to more than "
-    "the whole loss in every model. "
+    "win back more than a fifth of that, the first block's less than their median, and these denoising shares "
+    "add up to more than the whole loss in every model. "
     "In every untrained model the corruption "
     "costs less than 0.05 nats.",
     page=PAGE,
