@@ -237,7 +237,8 @@ MHC_GAIN = "sinkhorn_mixing_holds_the_trained_gain_at_one"
     "hyper-connections-trained-gain",
     claims=[HC_GAIN, MHC_GAIN],
     caption="Lab 2's model with hyper-connections, trained: the largest singular value of the "
-    "product of the first l mixing matrices, one line per seed. Unconstrained, training moves it off 1; "
+    "product of the first l mixing matrices (one per update: attention, then MLP, in each block), one line per "
+    "seed. Unconstrained, training moves it off 1; "
     "with Sinkhorn's constraint it stays at 1.",
 )
 def hyper_connections_trained_gain(values: Values) -> Any:
@@ -245,15 +246,15 @@ def hyper_connections_trained_gain(values: Values) -> Any:
 
     fig, ax = plt.subplots(figsize=(6.0, 3.4))
     for key, name, label in (
-        (HC_GAIN, "hyper-connections", "unconstrained $M_l$"),
-        (MHC_GAIN, "sinkhorn", "Sinkhorn-constrained $M_l$"),
+        (HC_GAIN, "hyper-connections", "unconstrained mixing"),
+        (MHC_GAIN, "sinkhorn", "Sinkhorn-constrained mixing"),
     ):
         for i, curve in enumerate(values[key]["curves"]):
             kw = look(name).kw(label if i == 0 else "_nolegend_")
             ax.plot(range(1, len(curve) + 1), curve, markersize=5, **kw)
     ax.axhline(1.0, **look("neutral").kw("identity"))
-    ax.set_xlabel("update $l$ (attention and MLP in each block)")
-    ax.set_ylabel("largest singular value\nof $M_l \\cdots M_1$")
+    ax.set_xlabel("update $l$ (two per block)")
+    ax.set_ylabel("largest singular value\nof the product up to l")  # no subscripts: they shrink below 10 px
     ax.set_ylim(0.2, None)  # room under the curves for the legend
     ax.legend(loc="lower left")
     fig.tight_layout()

@@ -75,16 +75,17 @@ def run_nox_check(path: Path, *args: str) -> Ran:
     """`nox -s check -- NAME ARGS` in `path`'s folder, as a contributor runs it in the repository.
 
     nox logs its own lines ("nox > ...") to stderr; they are left in. It refuses to run where
-    `nox -s check` would first rebuild .nox/site (requirements/lock.txt changed since it was built):
-    a claim must not install packages.
+    `nox -s check` would first rebuild .nox/site (requirements/lock.txt or lock-hashed.txt changed
+    since it was built): a claim must not install packages.
     """
-    lock = ROOT / "requirements" / "lock.txt"
+    # the stamp noxfile.site_env writes: both lock files' bytes, hashed
+    locks = [ROOT / "requirements" / n for n in ("lock.txt", "lock-hashed.txt")]
     stamp = ROOT / ".nox" / "site" / ".lock-sha256"
-    want = hashlib.sha256(lock.read_bytes()).hexdigest()
+    want = hashlib.sha256(b"".join(lock.read_bytes() for lock in locks)).hexdigest()
     if not stamp.is_file() or stamp.read_text() != want:
         raise RuntimeError(
-            "`nox -s check` would rebuild .nox/site first (requirements/lock.txt changed): "
-            "rebuild it (`nox -s tests` does), then run the claims again"
+            "`nox -s check` would rebuild .nox/site first (requirements/lock.txt or "
+            "lock-hashed.txt changed): rebuild it (`nox -s tests` does), then run the claims again"
         )
     noxfile = str(ROOT / "noxfile.py")
     command = [sys.executable, "-m", "nox", "-f", noxfile, "-s", "check", "--"]

@@ -303,3 +303,25 @@
     init();
   }
 })();
+
+// A table wider than the column scrolls inside the wrapper Material puts around it: give that wrapper a tab
+// stop and a name, so a keyboard can reach and scroll it (axe: scrollable-region-focusable). Only wrappers that
+// do scroll get one, checked after Material has wrapped the tables (its document$ fires per page).
+(function () {
+  function reachable() {
+    for (const wrap of document.querySelectorAll(".md-typeset__scrollwrap")) {
+      if (wrap.scrollWidth > wrap.clientWidth + 1 && !wrap.hasAttribute("tabindex")) {
+        wrap.tabIndex = 0;
+        wrap.setAttribute("role", "region");
+        wrap.setAttribute("aria-label", "Table, scrolls sideways");
+      }
+    }
+  }
+  if (window.document$ && typeof window.document$.subscribe === "function") {
+    window.document$.subscribe(reachable);
+  } else if (document.readyState === "loading") {
+    document.addEventListener("DOMContentLoaded", reachable);
+  } else {
+    reachable();
+  }
+})();
