@@ -235,9 +235,9 @@ def records(site_url: str = SITE_URL) -> dict[str, tuple[Work, ...]]:
                 "mHC: Manifold-Constrained Hyper-Connections",
                 2025,
                 "2512.24880",
-                "cs.AI",
+                "cs.CL",
                 "Zhenda Xie; Yixuan Wei; Huanqi Cao; Chenggang Zhao; Chengqi Deng; Jiashi Li;"
-                " Damai Dai; Huazuo Gao; Jiang Chang; Liang Zhao; Shangyan Zhou; Zhean Xu;"
+                " Damai Dai; Huazuo Gao; Jiang Chang; Kuai Yu; Liang Zhao; Shangyan Zhou; Zhean Xu;"
                 " Zhengyan Zhang; Wangding Zeng; Shengding Hu; Yuqing Wang; Jingyang Yuan;"
                 " Lean Wang; Wenfeng Liang",
             ),
