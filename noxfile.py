@@ -300,6 +300,17 @@ def zensical(session: nox.Session) -> None:
 
 
 @nox.session
+def notebooks(session: nox.Session) -> None:
+    """Run every page's notebook script from the built site (`docs` first) as a reader would, and compare what
+    it prints with the run that built the page (sitekit/notebook_check.py). The experiments' calls take their
+    turn in the held-out rotation (SITE_ROTATION=all or `-- --all` runs every call)."""
+    py = site_env(session)
+    chosen = ["--all"] if os.environ.get("SITE_ROTATION") == "all" else ["--slot", _rotation_slot()]
+    site = os.environ.get("SITE_DIR", "site")
+    session.run(str(py), "-m", "sitekit.notebook_check", "--site", site, *chosen, *session.posargs, external=True)
+
+
+@nox.session
 def serve(session: nox.Session) -> None:
     """Live preview; problems show on the page instead of stopping the server."""
     py = site_env(session)

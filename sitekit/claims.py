@@ -351,7 +351,16 @@ def rerun_reason(
     rel = test_file.resolve().relative_to(ROOT).as_posix()
     if any(not (ROOT / out).is_file() for out in OUTPUTS.get(rel, ())):
         return OUTPUT
+    experiment = any(r is not None and r.tolerance is not None for r in records)
+    if not experiment and not calls_path(rel, device).is_file():  # its page's notebook replays these calls
+        return OUTPUT
     return None
+
+
+def calls_path(test_file: str, device: str) -> Path:
+    """Where a run logs a test file's measure() calls (sitekit.call_log): results/build/calls-cpu/<topic>__<name>"""
+    folder = results_path(device).parent / "build" / f"calls-{device}"
+    return folder / "__".join(Path(test_file).with_suffix(".json").parts[1:])
 
 
 def mark_reused(device: str, ids: list[str]) -> None:

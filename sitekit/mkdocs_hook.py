@@ -29,6 +29,7 @@ from sitekit import (
     html_stage,
     lightpage,
     mathrender,
+    notebooks,
     numbers,
     numbers_notebook,
     preview,
@@ -99,9 +100,13 @@ def on_files(files: Files, config: Any) -> Files:
             session.figures.append((uri, svg))
             session.drawn.setdefault(name, {})[key] = uri
         _state["rebuild_all"] = session.dirty  # a snippet, record or the pipeline changed: see on_nav
+        session.notebooks, session.notebook_files = _notebooks()
     for uri, svg in session.figures:
         files.append(File.generated(config, uri, content=svg))
+    for uri, text in session.notebook_files:
+        files.append(File.generated(config, uri, content=text))
     _state["drawn"] = session.drawn
+    _state["notebooks"] = session.notebooks
     listed = sorted({inc.path for page in (claims.ROOT / "docs").rglob("*.md") for inc in contract.includes(page)})
     _state["sources"] = set()
     for path in listed:  # the source a listing's title links to: site/src/snippets/<topic>/<name>.py
@@ -138,6 +143,18 @@ def _draw_figures() -> list[tuple[str, str, str, bytes]]:
                 figures.DRAWN[uri] = svg  # the `figure` macro puts the drawing itself into the page
                 out.append((name, device + ("-narrow" if narrow else ""), uri, svg))
     return out
+
+
+def _notebooks() -> tuple[dict[str, Any], list[tuple[str, str]]]:
+    """Each page's notebook, as a script and an .ipynb (sitekit/notebooks.py), from this build's call log."""
+    books, out = notebooks.plan("cpu"), []
+    for book in books.values():
+        text = notebooks.script(book)
+        for uri, data in ((f"{notebooks.FOLDER}/{book.slug}.py", text), (f"{notebooks.FOLDER}/{book.slug}.ipynb", "")):
+            data = data or notebooks.ipynb(text)
+            rendered.write(uri, data)
+            out.append((uri, data))
+    return books, out
 
 
 def _stage(source: Path, staged: Path) -> None:
@@ -283,7 +300,8 @@ def on_page_markdown(markdown: str, page: Any, config: Any, files: Files) -> str
     _state["cited"][uri] = ctx.cited
     _state.setdefault("receipts", {})[uri] = ctx.receipts
     if ctx.cited or uri in _state.get("parts", {}):
-        line = render.page_facts(ctx, _state["parts"].get(uri), render.reading_minutes(markdown))
+        book = _state.get("notebooks", {}).get(uri)
+        line = render.page_facts(ctx, _state["parts"].get(uri), render.reading_minutes(markdown), book)
         out = render.with_page_facts(out, line)
     if uri.endswith(".md"):  # the same page for any other generator (sitekit/rendered.py, nox -s zensical)
         rendered.page(uri, out, ctx.receipts)

@@ -7,7 +7,9 @@ import datetime as dt
 import math
 import re
 from collections.abc import Iterator
+from typing import Any
 
+from sitekit.notebooks import duration
 from sitekit.page_context import Context, cuda_record, macro
 from sitekit.receipts import _device_line, _threads, page_anchor
 
@@ -66,8 +68,9 @@ def reading_minutes(markdown: str, words_per_minute: int = 200) -> int:
     return max(1, math.ceil(len(re.findall(r"[A-Za-z0-9]+", text)) / words_per_minute))
 
 
-def page_facts(ctx: Context, part: tuple[int, int] | None, minutes: int) -> str:
-    """One line: where this part sits, how long it reads, and the claims it rests on (Markdown)."""
+def page_facts(ctx: Context, part: tuple[int, int] | None, minutes: int, notebook: Any = None) -> str:
+    """One line: where this part sits, how long it reads, the claims it rests on and, where the page runs
+    measurements, its notebook (a sitekit.notebooks.Notebook) to run them yourself (Markdown)."""
     bits = []
     if part is not None:
         bits.append(f"Part {part[0]} of {part[1]}")
@@ -89,6 +92,12 @@ def page_facts(ctx: Context, part: tuple[int, int] | None, minutes: int) -> str:
         bits.append(
             f"rests on [{n} measured claim{'s' if n != 1 else ''}]({ledger}), verified on {where} "
             f"with torch {torches}, {when}"
+        )
+    if notebook is not None:
+        base = ctx.link(f"notebooks/{notebook.slug}")
+        bits.append(
+            f"run it yourself: [notebook]({base}.ipynb) or [script]({base}.py) "
+            f"({len(notebook.calls)} measurements, {duration(notebook.seconds)} on the machine that built this page)"
         )
     line = " · ".join(bits)
     return line[0].upper() + line[1:] + "\n{ .page-facts }"

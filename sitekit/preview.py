@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from sitekit.claims import ROOT
 
@@ -44,6 +45,8 @@ class Preview:
     last: tuple[int, int, int] | None = None  # stamp() at the last build
     figures: list[tuple[str, bytes]] = field(default_factory=list)  # (site path, SVG) from the last full build
     drawn: dict[str, dict[str, str]] = field(default_factory=dict)  # the `figure` macro's map, same build
+    notebooks: dict[str, Any] = field(default_factory=dict)  # page -> its notebook (sitekit.notebooks), same build
+    notebook_files: list[tuple[str, str]] = field(default_factory=list)  # (site path, text), same build
 
     def rebuild_all(self) -> bool:
         """Whether this build must rebuild every page: always, except in a dirty preview whose other inputs

@@ -27,8 +27,8 @@ from typing import Any
 
 import pytest
 
+from sitekit import call_log, experiments, recording, runs, selection
 from sitekit import claims as store
-from sitekit import experiments, recording, runs, selection
 from sitekit import margins as margins_mod
 from sitekit.claim_handle import Claim
 from sitekit.claim_marker import _cpu_only, _cuda_only, _describe, _is_experiment, _marker
@@ -52,6 +52,7 @@ from sitekit.selection import _STALE, _longest_first, _reuse_passing_records, _s
 __all__ = ["Claim", "compute_timer", "provenance"]  # tests and benchmarks import these from the plugin
 
 _IN_CLAIM = [False]
+_CURRENT: list[pytest.Item | None] = [None]  # the claim test running now (its module fixtures run for it)
 _DEPTH = [0]
 
 
@@ -326,8 +327,26 @@ def _counted(module: str, fn: Callable[..., Any]) -> Callable[..., Any]:
     def measure(*args: Any, **kwargs: Any) -> Any:
         if _IN_CLAIM[0]:
             _CALLS[(module, f"{args!r} {sorted(kwargs.items())!r}")] += 1
+        start = time.perf_counter()
         with compute_timer(module):
             result = fn(*args, **kwargs)
+        item = _CURRENT[0]
+        if item is not None and _DEPTH[0] == 0:  # the page's notebook replays it (sitekit.call_log)
+            import torch
+
+            mark = _marker(item)
+            assert mark is not None
+            call_log.add(
+                Path(item.path).resolve().relative_to(store.ROOT).as_posix(),
+                str(mark.kwargs["page"]),
+                module,
+                args,
+                kwargs,
+                threads=torch.get_num_threads(),
+                seconds=time.perf_counter() - start,
+                result=result,
+                tolerance=mark.kwargs.get("tolerance"),
+            )
         return runs.register(result, runs.describe_call(f"{module}.measure", args, kwargs))
 
     measure.__counted__ = True  # type: ignore[attr-defined]
@@ -359,10 +378,12 @@ def _registered(name: str, fn: Callable[..., Any]) -> Callable[..., Any]:
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None):  # type: ignore[no-untyped-def]
     _IN_CLAIM[0] = _marker(item) is not None
+    _CURRENT[0] = item if _IN_CLAIM[0] else None
     try:
         return (yield)
     finally:
         _IN_CLAIM[0] = False
+        _CURRENT[0] = None
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:

@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
+from sitekit import call_log, experiments
 from sitekit import claims as store
-from sitekit import experiments
 from sitekit import margins as margins_mod
 from sitekit.claim_handle import Claim
 from sitekit.claim_marker import NOT_RUN_CUDA, _describe, _marker
@@ -185,6 +185,9 @@ def finish(session: pytest.Session) -> None:
     if record and _REPRODUCED:
         experiments.mark_reproduced(device, dict(_REPRODUCED))
     path = store.merge(device, dict(_RECORDS), provenance(device, config.stash[SEED_SET])) if record else None
+    if record:  # the calls each page's notebook replays, beside the records they produced
+        passed = {r["test"].split("::")[0] for r in _RECORDS.values() if r["status"] == "passed"}
+        call_log.write(device, keep_experiments=passed if config.getoption("--experiments") else None)
     if hasattr(config, "workerinput"):  # an xdist worker: hand the controller what it saw
         config.workeroutput["sitekit"] = {
             "calls": [[module, args, n] for (module, args), n in _CALLS.items()],

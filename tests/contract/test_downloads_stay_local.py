@@ -5,58 +5,15 @@ Each runs in a fresh folder under a Python audit hook (PEP 578) that records eve
 file opened for writing; the test fails on any socket event and on any write outside that folder. A
 counterfactual run of a file that does both shows the hook sees them."""
 
-import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+from sitekit import watch
+
 ROOT = Path(__file__).resolve().parents[2]
 SELF_CHECK = ROOT / "snippets" / "exercise" / "check.py"
 STARTER = ROOT / "snippets" / "exercise" / "exercise_residual.py"
-
-# Runs `script` with its arguments under the hook, then prints what the hook saw as one JSON line.
-WATCH = r"""
-import json, os, runpy, sys
-here = os.path.realpath(os.getcwd())
-seen = {"network": [], "writes": []}
-WRITE = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_TRUNC
-
-def probing_tempdir():
-    # tempfile.gettempdir() finds a writable folder by creating a file there and deleting it at once;
-    # torch's import calls it. That probe leaves nothing behind, so it is not a write by the file.
-    f = sys._getframe(2)
-    while f is not None:
-        if f.f_code.co_name == "_get_default_tempdir" and f.f_code.co_filename.endswith("tempfile.py"):
-            return True
-        f = f.f_back
-    return False
-
-def hook(event, args):
-    if event.startswith("socket.") and event != "socket.__new__":
-        seen["network"].append(f"{event} {args!r}"[:200])
-    elif event == "open" and isinstance(args[0], (str, bytes, os.PathLike)):
-        path, mode, flags = args
-        writes = (isinstance(mode, str) and any(c in mode for c in "wax+")) or (
-            isinstance(flags, int) and flags & WRITE
-        )
-        if writes:
-            real = os.path.realpath(os.fsdecode(path))
-            if not (real == here or real.startswith(here + os.sep)) and not probing_tempdir():
-                seen["writes"].append(real)
-
-sys.addaudithook(hook)
-script, *rest = sys.argv[1:]
-sys.argv = [script, *rest]
-try:
-    runpy.run_path(script, run_name="__main__")
-except SystemExit:
-    pass
-finally:
-    print("\nWATCHED " + json.dumps(seen))
-"""
 
 OFFENDER = """
 import socket, tempfile
@@ -69,13 +26,7 @@ except OSError:
 
 
 def watched(folder: Path, *argv: str) -> dict:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("SITE_")}
-    out = subprocess.run(
-        [sys.executable, "-c", WATCH, *argv], cwd=folder, capture_output=True, text=True, env=env, timeout=600
-    )
-    line = next((x for x in out.stdout.splitlines() if x.startswith("WATCHED ")), None)
-    assert line is not None, f"the watched run printed no report:\n{out.stdout[-2000:]}\n{out.stderr[-2000:]}"
-    return json.loads(line.removeprefix("WATCHED "))
+    return watch.watched(folder, *argv)[0]
 
 
 @pytest.mark.timeout(600)

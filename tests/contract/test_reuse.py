@@ -51,8 +51,23 @@ def reason(record: claims.Claim | None, fresh: bool = False) -> str | None:
     return claims.rerun_reason(TEST, [CID], {CID: record} if record else {}, "cpu", fresh=fresh)
 
 
+@pytest.fixture(autouse=True)
+def logged_calls(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The call log TEST's last run wrote (its page's notebook replays it), here in a folder of the test's own."""
+    monkeypatch.setenv("SITE_RESULTS_DIR", str(tmp_path))
+    log = claims.calls_path("tests/gradient_highway/test_add_node.py", "cpu")
+    log.parent.mkdir(parents=True)
+    log.write_text('{"file": "tests/gradient_highway/test_add_node.py", "calls": []}\n', encoding="utf-8")
+    return log
+
+
 def test_a_passing_record_with_the_same_fingerprint_is_reused():
     assert reason(proven()) is None
+
+
+def test_a_record_whose_call_log_is_gone_runs_again(logged_calls):
+    logged_calls.unlink()  # the notebook of its page could not replay what the record rests on
+    assert reason(proven()) == claims.OUTPUT
 
 
 def test_a_fresh_run_reruns_even_a_matching_record():
