@@ -1,4 +1,4 @@
-"""Claims of Lab 2 about reading the trained model's stream: logit lens, attribution (the first seed's model),
+"""Claims of the reading page about the trained model's stream: logit lens, attribution (the first seed's model),
 patching (5 models, one per seed). Each model trains for 1,500 steps: the file is an experiment."""
 
 import itertools
@@ -10,7 +10,7 @@ from sitekit.margins import above, below
 from snippets.lab_transformer import reading as snippet
 from snippets.lab_transformer import stream
 
-PAGE = "module/lab-transformer-stream.md"
+PAGE = "module/lab-reading-stream.md"
 LENS_DROP = 1.0  # nats the lens loss falls from the embedding to the last block
 LENS_SLACK = 0.05  # no block may raise the lens loss by more than this
 EXACT = 1e-12  # float64: the attribution's sum against the real logit
