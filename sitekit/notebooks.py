@@ -44,6 +44,7 @@ class Notebook:
     calls: list[dict[str, Any]] = field(default_factory=list)  # index i + 1 is the i-th call
     skipped: list[dict[str, Any]] = field(default_factory=list)  # calls a notebook cannot make, and why
     needs: list[str] = field(default_factory=list)  # packages to install besides Python
+    unlogged: list[str] = field(default_factory=list)  # the page's experiment test files with no call log here
 
     @property
     def slug(self) -> str:
@@ -137,6 +138,13 @@ def plan(device: str = "cpu") -> dict[str, Notebook]:
                 book.skipped.append(call | {"why": f"it reads the repository ({needs_repo})"})
             elif call not in book.calls:
                 book.calls.append(call | {"test": test_file})
+    logged = set(call_log.read(device))
+    records, _ = store.load(device)
+    for c in records.values():  # an experiment reused from a record kept before call logs existed
+        book = books.get(c.page)
+        test = c.test.split("::")[0]
+        if book is not None and c.tolerance is not None and test not in logged and test not in book.unlogged:
+            book.unlogged.append(test)
     for book in books.values():
         modules, packages = closure(sorted({c["module"] for c in book.calls}))
         book.modules = modules
@@ -219,6 +227,15 @@ in all. `NOTEBOOK_CALLS=2,5-7 python {book.slug}.py` runs only some of them.
     if book.skipped:
         listed = "\n".join(f"- `{c['module']}.measure({c['shown']})`: {c['why']}" for c in book.skipped)
         cells.append(_markdown(f"## Measured only in the repository\n\n{listed}"))
+    if book.unlogged:
+        listed = "\n".join(f"- `{t}`" for t in sorted(book.unlogged))
+        cells.append(
+            _markdown(
+                "## Not in this notebook yet\n\nThe page's long experiments below were reused from records kept "
+                "before their calls were logged; `nox -s experiments -- <file>` in the repository logs them, and "
+                f"the next build adds them here.\n\n{listed}"
+            )
+        )
     return "\n".join(cells)
 
 
