@@ -21,7 +21,8 @@ ITEMS = 24  # a list or tensor longer than this is summarised (length, first, la
 
 
 def load(name: str, source: str) -> types.ModuleType:
-    """Make `source` importable as the module `name` (with its parent packages), as if it were a file."""
+    """Make `source` importable as the module `name` (with its parent packages), and write it where that module's
+    file would be, under the working folder (snippets/<topic>/<name>.py), for a snippet that reads its own text."""
     parts = name.split(".")
     for i in range(1, len(parts) + 1):
         dotted = ".".join(parts[:i])
@@ -35,6 +36,9 @@ def load(name: str, source: str) -> types.ModuleType:
             setattr(sys.modules[".".join(parts[: i - 1])], parts[i - 1], module)
     module = sys.modules[name]
     module.__file__ = name.replace(".", "/") + ".py"
+    os.makedirs(os.path.dirname(module.__file__), exist_ok=True)  # a snippet may read its own file, or a sibling's
+    with open(module.__file__, "w", encoding="utf-8") as f:
+        f.write(source)
     exec(compile(source, module.__file__, "exec"), module.__dict__)
     return module
 

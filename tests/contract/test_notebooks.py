@@ -90,12 +90,14 @@ def test_the_ipynb_holds_the_script_cells():
     assert all(not c.get("outputs") for c in notebook.cells if c.cell_type == "code")
 
 
-def test_load_makes_a_snippet_importable_as_its_package_would(monkeypatch):
+def test_load_makes_a_snippet_importable_as_its_package_would(monkeypatch, tmp_path):
+    monkeypatch.chdir(tmp_path)  # load() writes the file where the module's would be, under the working folder
     for name in [n for n in sys.modules if n == "nbtest" or n.startswith("nbtest.")]:
         monkeypatch.delitem(sys.modules, name)
     notebook_runtime.load("nbtest.topic.first", "VALUE = 3\n")
     second = notebook_runtime.load("nbtest.topic.second", "from nbtest.topic import first\nDOUBLE = 2 * first.VALUE\n")
     assert second.DOUBLE == 6
+    assert (tmp_path / "nbtest" / "topic" / "second.py").read_text(encoding="utf-8").startswith("from nbtest")
     for name in ("nbtest.topic.second", "nbtest.topic.first", "nbtest.topic", "nbtest"):
         monkeypatch.delitem(sys.modules, name)
 
@@ -116,6 +118,13 @@ def test_a_notebook_that_writes_elsewhere_is_stopped(tmp_path):
         notebook_check.run(script, set(), timeout=60)
 
 
+def test_timings_are_printed_not_compared_but_their_exact_fields_are():
+    book = book_for({"width": 1024, "add_s": 1.2e-4})
+    book.calls[0]["module"] = "snippets.costs.add_share"  # declares TIMED = True
+    assert notebooks.check_output(book, "result 1 " + json.dumps({"width": 1024, "add_s": 3.0e-4})) == []
+    assert notebooks.check_output(book, "result 1 " + json.dumps({"width": 512, "add_s": 1.2e-4})) != []
+
+
 def test_summary_keeps_short_values_and_summarises_long_ones():
     import torch
 
@@ -128,3 +137,9 @@ def test_a_call_is_written_down_as_python_literals_or_not_at_all():
     assert call_log.literal({"depth": 2.5e-3}) == "{'depth': 0.0025}"
     assert call_log.literal(print) is None  # a function: the call is listed, not replayed
     assert call_log.literal(float("nan")) is None  # nan != nan: it would not come back the same
+
+
+def test_a_timing_inside_a_result_is_not_compared_by_name():
+    book = book_for({"loss": 2.0, "cpu_seconds": 10.0}, tolerance=0.1)
+    assert notebooks.check_output(book, "result 1 " + json.dumps({"loss": 2.0, "cpu_seconds": 30.0})) == []
+    assert notebooks.check_output(book, "result 1 " + json.dumps({"loss": 3.0, "cpu_seconds": 10.0})) != []
