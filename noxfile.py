@@ -199,11 +199,17 @@ HELD_OUT = {  # CI's second condition: seeds no threshold was set against, torch
 HELD_OUT_ROTATION = 6
 
 
-def _rotation_slot() -> str:
-    """`I/K`: the experiments this commit's held-out run takes (K = HELD_OUT_ROTATION; I from the commit count)."""
+# The notebooks' replay of the experiments' calls (nox -s notebooks) rotates too, over twice as many slots: the
+# tests session has just run every experiment fresh, so this checks the notebook's path to the same numbers, at
+# about a twelfth of the experiments' time per commit.
+NOTEBOOK_ROTATION = 12
+
+
+def _rotation_slot(k: int = HELD_OUT_ROTATION) -> str:
+    """`I/K`: the experiments this commit's run takes (K slots, HELD_OUT_ROTATION unless told; I: commit count)."""
     out = subprocess.run(["git", "rev-list", "--count", "HEAD"], cwd=ROOT, capture_output=True, text=True, check=False)
     count = int(out.stdout.strip()) if out.returncode == 0 and out.stdout.strip().isdigit() else 0
-    return f"{count % HELD_OUT_ROTATION}/{HELD_OUT_ROTATION}"
+    return f"{count % k}/{k}"
 
 
 @nox.session
@@ -305,7 +311,7 @@ def notebooks(session: nox.Session) -> None:
     it prints with the run that built the page (sitekit/notebook_check.py). The experiments' calls take their
     turn in the held-out rotation (SITE_ROTATION=all or `-- --all` runs every call)."""
     py = site_env(session)
-    chosen = ["--all"] if os.environ.get("SITE_ROTATION") == "all" else ["--slot", _rotation_slot()]
+    chosen = ["--all"] if os.environ.get("SITE_ROTATION") == "all" else ["--slot", _rotation_slot(NOTEBOOK_ROTATION)]
     site = os.environ.get("SITE_DIR", "site")
     session.run(str(py), "-m", "sitekit.notebook_check", "--site", site, *chosen, *session.posargs, external=True)
 

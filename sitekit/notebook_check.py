@@ -4,8 +4,8 @@
 `notebooks/<slug>.py` from the built site runs in a fresh Python process, in an empty working folder, with the
 environment's torch and nothing of the repository on its path; every result it prints must match the logged
 result of the same call (sitekit.call_log) within the claim's tolerance, or the check fails, naming the call
-and the field. The experiments' calls (minutes each) run in rotation, one slot of the held-out rotation per
-commit (`--all` runs every call).
+and the field. The experiments' calls (minutes each) run in rotation, one slot per commit (`--slot I/K`,
+noxfile's NOTEBOOK_ROTATION; `--all` runs every call).
 """
 
 from __future__ import annotations
@@ -44,7 +44,7 @@ def run(script: Path, calls: set[int], timeout: float) -> tuple[str, float]:
     env = {
         k: v for k, v in os.environ.items() if not k.startswith("SITE_") and k not in ("PYTHONPATH", "PYTHONSTARTUP")
     }
-    env["NOTEBOOK_CALLS"] = ",".join(str(i) for i in sorted(calls))
+    env["NOTEBOOK_CALLS"] = ",".join(str(i) for i in sorted(calls)) or "0"  # "0": none (calls count from 1)
     with tempfile.TemporaryDirectory(prefix="notebook-") as here:
         start = time.perf_counter()
         seen, out = watch.watched(Path(here), str(script.resolve()), timeout=timeout, env=env)

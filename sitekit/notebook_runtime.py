@@ -36,6 +36,7 @@ def load(name: str, source: str) -> types.ModuleType:
             setattr(sys.modules[".".join(parts[: i - 1])], parts[i - 1], module)
     module = sys.modules[name]
     module.__file__ = name.replace(".", "/") + ".py"
+    source = source.removeprefix("\n")  # the newline after a notebook's r''' is layout, not the file's
     os.makedirs(os.path.dirname(module.__file__), exist_ok=True)  # a snippet may read its own file, or a sibling's
     with open(module.__file__, "w", encoding="utf-8") as f:
         f.write(source)

@@ -73,11 +73,13 @@ def _source(module: str) -> Path:
     return path if path.is_file() else path.with_suffix("") / "__init__.py"
 
 
-def _imports(module: str) -> tuple[list[str], set[str]]:
-    """The snippet modules `module` imports (dotted, existing files) and the other top-level packages it imports."""
+def _imports(module: str) -> tuple[list[str], list[str], set[str]]:
+    """The snippet modules `module` imports (dotted, existing files), the sibling snippets it reads as text, and
+    the other top-level packages it imports."""
     path = _source(module)
     tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
     local: list[str] = []
+    read: list[str] = []
     other: set[str] = set()
     # What runs only as `python -m <module>` is not loaded by a notebook (its modules are never __main__).
     tree.body = [node for node in tree.body if not _main_block(node)]
@@ -87,6 +89,13 @@ def _imports(module: str) -> tuple[list[str], set[str]]:
             names = [a.name for a in node.names]
         elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
             names = [node.module] + [f"{node.module}.{a.name}" for a in node.names]
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value.endswith(".py"):
+            # A sibling file the module reads as text (Lab 2's corpus is its own listings): bundled with it.
+            sibling = path.parent / node.value
+            if sibling.is_file() and sibling != path:
+                dotted = ".".join(sibling.relative_to(store.ROOT).with_suffix("").parts)
+                if dotted not in read:
+                    read.append(dotted)
         for name in names:
             top = name.split(".")[0]
             if top == "snippets":
@@ -94,7 +103,7 @@ def _imports(module: str) -> tuple[list[str], set[str]]:
                     local.append(name)
             elif top not in sys.stdlib_module_names and top != "__future__":
                 other.add(top)
-    return local, other
+    return local, read, other
 
 
 def timed(module: str) -> bool:
@@ -115,23 +124,29 @@ def _main_block(node: ast.stmt) -> bool:
 
 
 def closure(modules: list[str]) -> tuple[list[str], set[str]]:
-    """`modules` and every snippet module they import, dependencies first; and the other packages they import."""
+    """`modules` and every snippet module they import, dependencies first, then those only read as text (and what
+    they import); and the other packages they import."""
     order: list[str] = []
     packages: set[str] = set()
     visiting: set[str] = set()
+    texts: list[str] = []
 
     def visit(name: str) -> None:
         if name in order or name in visiting:
             return
         visiting.add(name)
-        local, other = _imports(name)
+        local, read, other = _imports(name)
         packages.update(other)
+        texts.extend(read)
         for dep in local:
             visit(dep)
         order.append(name)
 
-    for m in modules:
-        visit(m)
+    todo = list(modules)
+    while todo:  # a file read as text is loaded after what imports it: it may import it back
+        for m in todo:
+            visit(m)
+        todo, texts = [t for t in texts if t not in order], []
     return order, packages
 
 
@@ -285,7 +300,7 @@ RESULT = re.compile(r"^result (\d+) (.*)$", re.M)
 def _differences(want: Any, got: Any, rtol: float | None, where: str = "") -> list[str]:
     """Where `got` differs from `want` beyond `rtol` (relative); rtol None: floats are timings, not compared."""
     floats = isinstance(want, float) and isinstance(got, (int, float)) and not isinstance(got, bool)
-    if floats and (rtol is None or TIMING_FIELD.search(re.split(r"[.\[]", where)[-1].rstrip("]"))):
+    if floats and (rtol is None or any(TIMING_FIELD.search(part) for part in re.split(r"[.\[\]]+", where))):
         return []
     if isinstance(want, bool) or isinstance(got, bool) or not isinstance(want, (int, float)):
         if isinstance(want, dict) and isinstance(got, dict):

@@ -94,10 +94,11 @@ def test_load_makes_a_snippet_importable_as_its_package_would(monkeypatch, tmp_p
     monkeypatch.chdir(tmp_path)  # load() writes the file where the module's would be, under the working folder
     for name in [n for n in sys.modules if n == "nbtest" or n.startswith("nbtest.")]:
         monkeypatch.delitem(sys.modules, name)
-    notebook_runtime.load("nbtest.topic.first", "VALUE = 3\n")
+    notebook_runtime.load("nbtest.topic.first", "\nVALUE = 3\n")  # as a notebook passes it: r''' and a newline
     second = notebook_runtime.load("nbtest.topic.second", "from nbtest.topic import first\nDOUBLE = 2 * first.VALUE\n")
     assert second.DOUBLE == 6
     assert (tmp_path / "nbtest" / "topic" / "second.py").read_text(encoding="utf-8").startswith("from nbtest")
+    assert (tmp_path / "nbtest" / "topic" / "first.py").read_text(encoding="utf-8") == "VALUE = 3\n"  # the file, exactly
     for name in ("nbtest.topic.second", "nbtest.topic.first", "nbtest.topic", "nbtest"):
         monkeypatch.delitem(sys.modules, name)
 
