@@ -25,7 +25,7 @@ KEPT = store.ROOT / "results" / "experiment-outputs"
 
 def folder(device: str) -> Path:
     """Where this run's logs go: results/build/calls-cpu/ (SITE_RESULTS_DIR moves it with the records)."""
-    return store.calls_path("tests/x/test_x.py", device).parent
+    return store.calls_folder(device)
 
 
 def kept_folder(device: str) -> Path:

@@ -357,10 +357,14 @@ def rerun_reason(
     return None
 
 
+def calls_folder(device: str) -> Path:
+    """Where a run logs its measure() calls (sitekit.call_log): results/build/calls-cpu/ (moves with the records)."""
+    return results_path(device).parent / "build" / f"calls-{device}"
+
+
 def calls_path(test_file: str, device: str) -> Path:
-    """Where a run logs a test file's measure() calls (sitekit.call_log): results/build/calls-cpu/<topic>__<name>"""
-    folder = results_path(device).parent / "build" / f"calls-{device}"
-    return folder / "__".join(Path(test_file).with_suffix(".json").parts[1:])
+    """One test file's call log: tests/<topic>/test_<name>.py -> <calls_folder>/<topic>__test_<name>.json"""
+    return calls_folder(device) / "__".join(Path(test_file).with_suffix(".json").parts[1:])
 
 
 def mark_reused(device: str, ids: list[str]) -> None:

@@ -150,8 +150,8 @@ def _notebooks() -> tuple[dict[str, Any], list[tuple[str, str]]]:
     books, out = notebooks.plan("cpu"), []
     for book in books.values():
         text = notebooks.script(book)
-        for uri, data in ((f"{notebooks.FOLDER}/{book.slug}.py", text), (f"{notebooks.FOLDER}/{book.slug}.ipynb", "")):
-            data = data or notebooks.ipynb(text)
+        base = f"{notebooks.FOLDER}/{book.slug}"
+        for uri, data in ((f"{base}.py", text), (f"{base}.ipynb", notebooks.ipynb(text))):
             rendered.write(uri, data)
             out.append((uri, data))
     return books, out

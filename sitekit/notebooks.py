@@ -159,25 +159,26 @@ def _title(page: str) -> str:
 def plan(device: str = "cpu") -> dict[str, Notebook]:
     """One notebook per page that has logged measurements, from this build's call log."""
     books: dict[str, Notebook] = {}
-    for test_file, calls in sorted(call_log.read(device).items()):
+    log = call_log.read(device)
+    repository_only = {m: _repository_only(m) for m in {c["module"] for calls in log.values() for c in calls}}
+    for test_file, calls in sorted(log.items()):
         for call in calls:
             page = call["page"]
             if not (store.ROOT / "docs" / page).is_file():
                 continue  # a page that was renamed since the log was written: the claims say so themselves
             book = books.setdefault(page, Notebook(page, _title(page)))
-            needs_repo = _repository_only(call["module"])
+            needs_repo = repository_only[call["module"]]
             if call["args"] is None:
                 book.skipped.append(call | {"why": "it takes an argument a notebook cannot write down"})
             elif needs_repo:
                 book.skipped.append(call | {"why": f"it reads the repository ({needs_repo})"})
             elif call not in book.calls:
                 book.calls.append(call | {"test": test_file})
-    logged = set(call_log.read(device))
     records, _ = store.load(device)
     for c in records.values():  # an experiment reused from a record kept before call logs existed
         book = books.get(c.page)
         test = c.test.split("::")[0]
-        if book is not None and c.tolerance is not None and test not in logged and test not in book.unlogged:
+        if book is not None and c.tolerance is not None and test not in log and test not in book.unlogged:
             book.unlogged.append(test)
     for book in books.values():
         modules, packages = closure(sorted({c["module"] for c in book.calls}))
