@@ -1,0 +1,145 @@
+"""Does the best learning rate stay put as a residual stack gets deeper? A trained check of the
+branch multipliers 1, 1/sqrt(L) and 1/L on scikit-learn's handwritten digits (shipped with the
+package; nothing is downloaded).
+
+Letters: L blocks, s the branch multiplier, d the stream's width, N training images, η Adam's
+learning rate (one rate for every weight and every depth). A stack embeds the 64 pixels in d
+dimensions, adds L blocks h <- h + s * W2 relu(W1 h), and reads the ten classes out linearly.
+Each stack trains full batch (no minibatch noise: a run is a function of its seed and rate) for
+a fixed number of steps at every rate of a grid of factors of 2; the best rate is where the
+final training loss is lowest. Run `python -m snippets.encyclopedia.depth_transfer` to print it.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass
+
+import torch
+import torch.nn.functional as F
+from sklearn.datasets import load_digits
+from torch import Tensor
+
+from snippets.degradation.training_curves import one_thread
+from snippets.encyclopedia.depth_limits import MULTIPLIERS
+
+N, D, STEPS = 640, 64, 60
+PIXELS = 64  # each digit is an 8x8 image
+DEPTHS = (2, 4, 32)  # the best rate at 2 blocks against 2x and 16x deeper stacks
+LRS = tuple(2.0**k for k in range(-11, -3))  # Adam's rate, a grid of factors of 2
+
+
+def digits(device: str) -> tuple[Tensor, Tensor]:
+    """The first N digits as PIXELS values scaled to mean 0 and variance 1, and their labels."""
+    data = load_digits()
+    x = torch.tensor(data.data[:N], dtype=torch.float32)
+    return ((x - x.mean()) / x.std()).to(device), torch.tensor(data.target[:N]).to(
+        device
+    )
+
+
+# --8<-- [start:stack]
+def init(L: int, g: torch.Generator, d: int = D) -> dict[str, Tensor]:
+    """Weights of an L-block stack. Each branch starts with a write about as large as
+    the stream it reads (He-scaled W1, unit-gain W2): the multiplier alone sets rho."""
+    return {
+        "embed": torch.randn(d, PIXELS, generator=g) / PIXELS**0.5,
+        "w1": torch.randn(L, d, d, generator=g) * (2 / d) ** 0.5,
+        "w2": torch.randn(L, d, d, generator=g) / d**0.5,
+        "head": torch.randn(10, d, generator=g) / d**0.5,
+    }
+
+
+def forward(p: dict[str, Tensor], x: Tensor, s: float) -> Tensor:
+    """Embed, L blocks h <- h + s * W2 relu(W1 h), read out: (N, PIXELS) -> (N, 10)."""
+    h = x @ p["embed"].T
+    for w1, w2 in zip(p["w1"], p["w2"], strict=True):
+        h = h + s * torch.relu(h @ w1.T) @ w2.T
+    return h @ p["head"].T
+
+
+def final_loss(L: int, s: float, lr: float, seed: int, x: Tensor, y: Tensor) -> float:
+    """Adam at one rate for STEPS full-batch steps; the training loss at the end."""
+    g = torch.Generator().manual_seed(
+        seed
+    )  # the same start for every multiplier and rate
+    p = {k: w.to(x.device).requires_grad_() for k, w in init(L, g).items()}
+    opt = torch.optim.Adam(p.values(), lr=lr)
+    for _ in range(STEPS):
+        loss = F.cross_entropy(forward(p, x, s), y)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+    with torch.no_grad():
+        end = F.cross_entropy(forward(p, x, s), y).item()
+    return end if math.isfinite(end) else math.inf  # a run that diverged
+
+
+# --8<-- [end:stack]
+
+
+# --8<-- [start:best]
+def best_rate(losses: list[float], lrs: tuple[float, ...] = LRS) -> tuple[float, bool]:
+    """log2 of the best rate, and whether it sits at an end of the grid. Between
+    grid points: the vertex of the parabola through log(loss) at the best rate and
+    its two neighbours."""
+    i = min(range(len(lrs)), key=lambda j: losses[j])
+    x = math.log2(lrs[i])
+    if 0 < i < len(lrs) - 1 and all(map(math.isfinite, losses[i - 1 : i + 2])):
+        a, b, c = (math.log(v) for v in losses[i - 1 : i + 2])
+        if a + c > 2 * b:  # b is lowest, so the vertex is within half a step of it
+            x += 0.5 * (a - c) / (a - 2 * b + c)
+    return x, i in (0, len(lrs) - 1)
+
+
+# --8<-- [end:best]
+
+
+@dataclass(frozen=True)
+class Result:
+    seed: int
+    depths: tuple[int, ...]
+    lrs: tuple[float, ...]
+    losses: dict[
+        str, dict[int, list[float]]
+    ]  # multiplier -> L -> final loss at each rate
+    best: dict[str, dict[int, float]]  # multiplier -> L -> log2 of the best rate
+    edge: dict[
+        str, dict[int, bool]
+    ]  # multiplier -> L -> best rate at an end of the grid
+    shift: dict[
+        str, dict[int, float]
+    ]  # multiplier -> L -> log2(best rate at L / best at 2 blocks)
+    cpu_seconds: float
+
+
+def measure(device: str = "cpu", seed: int = 0) -> Result:
+    """Every multiplier at both depths and every rate of the grid, from one seed."""
+    start = time.process_time()
+    x, y = digits(device)
+    losses: dict[str, dict[int, list[float]]] = {}
+    with one_thread():  # small matrices: a second thread only adds waiting
+        for name, mult in MULTIPLIERS.items():
+            losses[name] = {
+                L: [final_loss(L, mult(L), lr, seed, x, y) for lr in LRS]
+                for L in DEPTHS
+            }
+    best = {m: {L: best_rate(v)[0] for L, v in by.items()} for m, by in losses.items()}
+    edge = {m: {L: best_rate(v)[1] for L, v in by.items()} for m, by in losses.items()}
+    shift = {
+        m: {L: by[L] - by[DEPTHS[0]] for L in DEPTHS[1:]} for m, by in best.items()
+    }
+    return Result(
+        seed, DEPTHS, LRS, losses, best, edge, shift, time.process_time() - start
+    )
+
+
+if __name__ == "__main__":
+    r = measure()
+    for name in r.losses:
+        print(
+            f"s = {name}: best rate 2^{r.best[name][r.depths[0]]:.2f} at L = {r.depths[0]},",
+            f"2^{r.best[name][r.depths[-1]]:.2f} at L = {r.depths[-1]}",
+            f"(moved {r.shift[name][r.depths[-1]]:+.2f} factors of 2)",
+        )
