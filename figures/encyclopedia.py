@@ -262,20 +262,22 @@ def hyper_connections_trained_gain(values: Values) -> Any:
 
 
 STAYS = "one_over_depth_keeps_the_best_rate_within_a_factor_of_two"
+DIVERGED = 1e5  # a mean loss above this is a run that blew up: not drawn
 FALLS = "the_best_rate_falls_further_the_less_the_multiplier_shrinks"
 
 
 @figure(
     "depth-transfer",
     claims=[STAYS, FALLS],
-    caption="Final training loss against Adam's learning rate, one panel per branch multiplier, for the shallow "
-    "stack (solid, filled markers) and the deep one (dashed, open markers); median over seeds, and a vertical "
-    "line at each depth's best rate on the median curve. Under 1/L the two curves share their best rate; "
-    "under 1/√L the deep stack's lies further left, under 1 further still.",
+    caption="Training loss averaged over the run against Adam's learning rate, one panel per branch multiplier, "
+    "for the shallow stack (solid, filled markers) and the deep one (dashed, open markers); median over seeds, "
+    "and a vertical line at each depth's best rate on the median curve. Under 1/L the two curves share their best "
+    "rate; under 1/√L the deep stack's best rate is lower, under 1 lower still.",
 )
 def depth_transfer(values: Values) -> Any:
     import matplotlib.pyplot as plt
     from matplotlib.lines import Line2D
+    from matplotlib.ticker import NullFormatter
 
     from sitekit.style import INK, PAPER
 
@@ -283,12 +285,12 @@ def depth_transfer(values: Values) -> Any:
     rates = r["rates_log2"]
     names = ("1", "1/√L", "1/L")
     styles = (("-", None), ("--", PAPER))  # shallow: solid, filled markers; deep: dashed, open markers
-    fig, axes = plt.subplots(1, len(names), figsize=(6.8, 3.1), sharey=True)
+    fig, axes = plt.subplots(1, len(names), figsize=(6.8, 3.1))  # each its own scale
     for ax, name in zip(axes, names, strict=True):
         colour = look(MULTIPLIER_LOOK[name]).color
         for depth, (line, face) in zip(r["median_curves"][name], styles, strict=True):
             curve = r["median_curves"][name][depth]
-            shown = [(x, y) for x, y in zip(rates, curve, strict=True) if math.isfinite(y) and y < 10]
+            shown = [(x, y) for x, y in zip(rates, curve, strict=True) if y < DIVERGED]
             ax.plot(
                 [x for x, _ in shown],
                 [y for _, y in shown],
@@ -301,9 +303,10 @@ def depth_transfer(values: Values) -> Any:
             best = min(shown, key=lambda p: p[1])[0]
             ax.axvline(best, color=colour, linewidth=0.9, linestyle=line, alpha=0.7)
         ax.set_yscale("log")
+        ax.yaxis.set_minor_formatter(NullFormatter())  # decades only: the minor labels crowd
         ax.set_title(f"s = {name}")
         ax.set_xlabel(r"$\log_2$ learning rate")
-    axes[0].set_ylabel("final training loss")
+    axes[0].set_ylabel("mean training loss")
     depths = list(r["median_curves"][names[0]])
     handles = [
         Line2D([], [], color=INK, linestyle=line, marker="o", markersize=4, markerfacecolor=face or INK)

@@ -1,6 +1,6 @@
 """Claims of the entry "Depth Scaling" about training: does the best Adam learning rate stay put from 2 to 32
 blocks under each branch multiplier (1, 1/√L, 1/L)? Residual stacks on handwritten digits, full batch, a grid of
-rates in factors of 2, from 3 seeds. Each seed trains 72 stacks: the file is an experiment."""
+rates in factors of 2, from 3 seeds. Each seed trains 48 stacks: the file is an experiment."""
 
 import math
 import statistics
@@ -12,16 +12,22 @@ from snippets.encyclopedia import depth_transfer as snippet
 
 PAGE = "encyclopedia/depth-scaling.md"
 SEEDS = 3
-EXPERIMENT = "trains residual stacks of 2, 4 and 32 blocks under three branch multipliers at 8 Adam rates, from 3 seeds"
+EXPERIMENT = "trains residual stacks of 2 and 32 blocks under three branch multipliers at 8 Adam rates, from 3 seeds"
 TOLERANCE = 0.25
-# The thresholds come from the grid, fixed before the experiment was run: a best rate "stays put" when it moves by
-# less than one grid step (a factor of 2), and one multiplier "moves it further" than another when the difference
-# is more than half a grid step (a factor of √2). The reasoning behind the order (Adam's steps have a size set by
-# the rate alone, so each block's write changes by about s times the rate, and L blocks' changes add up to about
+# The thresholds come from the grid: a best rate "stays put" when it moves by less than one grid step (a factor of
+# 2), and "falls" when it moves down by more than one. The reasoning behind the claims (Adam's steps have a size set
+# by the rate alone, so each block's write changes by about s times the rate, and L blocks' changes add up to about
 # L·s times the rate: 1/L keeps that fixed, 1/√L lets it grow like √L, 1 like L) predicts the order, not the sizes:
-# the embedding and read-out layers, which do not scale with depth, take part of every step.
+# the embedding and read-out layers, which do not scale with depth, take part in every step.
+# History: a first version scored each rate by the training loss at the end of the run and asked, per seed, for a
+# gap of more than half a grid step between the falls under 1/√L and 1/L, and between 1 and 1/√L. On a third seed
+# set (--seeds 12345) both failed (1/L moved one seed's best rate by 2.20x; one gap was 0.39 steps): every good rate
+# ends near zero loss on a set this small, and which near-zero loss is lowest is noise. Scored by the loss averaged
+# over the run, 12 exploratory seeds (0-5, 777-779, 12345-12347; not the harness's sets) gave |moves| under 1/L of
+# at most 0.34 steps and falls under 1/√L of at least 1.32; the claims below were then fixed and run on the tuned,
+# held-out and 12345 sets. The fall under 1 beyond 1/√L was at least 0.38 steps there, so it is claimed as a sign.
 WITHIN = 2.0  # a ratio of best rates (one grid step)
-FURTHER = 0.5  # factors of 2
+FALLS = 2.0  # a ratio of best rates (one grid step)
 
 
 @pytest.fixture(scope="module")
@@ -29,19 +35,16 @@ def runs(device, seeds):
     return [snippet.measure(device, seed=s) for s in seeds(SEEDS)]
 
 
-DEEP, NEAR = snippet.DEPTHS[-1], snippet.DEPTHS[1]
-
-
-def shifts(runs, name: str, depth: int = DEEP) -> list[float]:
-    """Per seed: log2 of the best rate at `depth` blocks minus log2 of the best rate at 2 blocks."""
-    return [r.shift[name][depth] for r in runs]
+def shifts(runs, name: str) -> list[float]:
+    """Per seed: log2 of the best rate at 32 blocks minus log2 of the best rate at 2 blocks."""
+    return [r.shift[name] for r in runs]
 
 
 @pytest.mark.claim(
     "With every branch multiplied by 1/L and one Adam learning rate for every depth, the best rate for a stack of "
     "32 blocks on handwritten digits is within a factor of 2 of the best rate for a stack of 2 blocks, in every one "
-    "of 3 seeds (the lowest training loss after 60 full-batch steps, rates on a grid of factors of 2); with 1/√L "
-    "it is not.",
+    "of 3 seeds (the rate whose training loss averaged over 60 full-batch steps is lowest, on a grid of factors of 2); "
+    "with 1/√L it is not.",
     page=PAGE,
     experiment=EXPERIMENT,
     tolerance=TOLERANCE,
@@ -78,51 +81,42 @@ def test_one_over_depth_keeps_the_best_rate_within_a_factor_of_two(claim, runs):
 
 
 @pytest.mark.claim(
-    "From 2 to 32 blocks, the best Adam rate falls further the less the branch multiplier shrinks with depth: in "
-    "every one of 3 seeds it falls by more than a factor of √2 more under 1/√L than under 1/L, and by more than a "
-    "factor of √2 more under a multiplier of 1 than under 1/√L. From 2 to 4 blocks the same runs do not separate "
-    "the multipliers by that much.",
+    "From 2 to 32 blocks, the best Adam rate falls by more than a factor of 2 with every branch multiplied by 1/√L, "
+    "and further still with a multiplier of 1, in every one of 3 seeds; with 1/L in place of 1/√L it does not.",
     page=PAGE,
     experiment=EXPERIMENT,
     tolerance=TOLERANCE,
 )
 def test_the_best_rate_falls_further_the_less_the_multiplier_shrinks(claim, runs):
-    def ordered(inverse: list[float], root: list[float], one: list[float]) -> None:
-        falls = {n: [-s for s in v] for n, v in (("1/L", inverse), ("1/√L", root), ("1", one))}
-        gap = [a - b for a, b in zip(falls["1/√L"], falls["1/L"], strict=True)]
-        above("fall under 1/√L − fall under 1/L, each seed (factors of 2)", gap, FURTHER)
-        gap = [a - b for a, b in zip(falls["1"], falls["1/√L"], strict=True)]
-        above("fall under 1 − fall under 1/√L, each seed (factors of 2)", gap, FURTHER)
+    def falls(smaller: list[float], larger: list[float]) -> None:
+        down = [2**-m for m in smaller]  # best rate at 2 blocks ÷ best rate at 32 blocks
+        above("best rate at 2 blocks ÷ best rate at 32 blocks, each seed", down, FALLS)
+        further = [a - b for a, b in zip(smaller, larger, strict=True)]  # in factors of 2
+        above("how much further the best rate falls with the larger multiplier, each seed", further, 0)
 
-    order = ("1/L", "1/√L", "1")
-    claim.check(ordered, *(shifts(runs, m) for m in order))
-    claim.rejects(
-        ordered, *(shifts(runs, m, NEAR) for m in order), because=f"the same multipliers from 2 to {NEAR} blocks"
-    )
-    falls = {m: [-s for s in shifts(runs, m)] for m in snippet.MULTIPLIERS}
-    near = {m: [-s for s in shifts(runs, m, NEAR)] for m in snippet.MULTIPLIERS}
-    shown = (snippet.DEPTHS[0], DEEP)
+    claim.check(falls, shifts(runs, "1/√L"), shifts(runs, "1"))
+    claim.rejects(falls, shifts(runs, "1/L"), shifts(runs, "1"), because="the same stacks with 1/L in place of 1/√L")
+    fall = {m: [-s for s in shifts(runs, m)] for m in snippet.MULTIPLIERS}
     median_curves = {
         m: {
-            str(L): [statistics.median(r.losses[m][L][i] for r in runs) for i in range(len(snippet.LRS))] for L in shown
+            str(L): [statistics.median(r.losses[m][L][i] for r in runs) for i in range(len(snippet.LRS))]
+            for L in snippet.DEPTHS
         }
         for m in snippet.MULTIPLIERS
     }
     claim.record(
         seeds=len(runs),
-        near=NEAR,
-        deep=DEEP,
-        further=FURTHER,
-        further_factor=2**FURTHER,
-        falls=falls,
-        near_falls=near,
-        median_fall={m: statistics.median(v) for m, v in falls.items()},
-        median_fall_factor={m: 2 ** statistics.median(v) for m, v in falls.items()},
-        root_over_inverse_min=min(a - b for a, b in zip(falls["1/√L"], falls["1/L"], strict=True)),
-        one_over_root_min=min(a - b for a, b in zip(falls["1"], falls["1/√L"], strict=True)),
-        one_at_edge=sum(r.edge["1"][DEEP] for r in runs),
-        depth_ratio=DEEP // snippet.DEPTHS[0],
-        bookkeeping_root_factor=math.sqrt(DEEP / snippet.DEPTHS[0]),
+        deep=snippet.DEPTHS[-1],
+        falls_factor=FALLS,
+        falls=fall,
+        median_fall={m: statistics.median(v) for m, v in fall.items()},
+        median_fall_factor={m: 2 ** statistics.median(v) for m, v in fall.items()},
+        least_root_factor=2 ** min(fall["1/√L"]),
+        one_over_root_min=min(a - b for a, b in zip(fall["1"], fall["1/√L"], strict=True)),
+        one_over_root_min_factor=2 ** min(a - b for a, b in zip(fall["1"], fall["1/√L"], strict=True)),
+        one_at_edge=sum(r.edge["1"][snippet.DEPTHS[-1]] for r in runs),
+        depth_ratio=snippet.DEPTHS[-1] // snippet.DEPTHS[0],
+        bookkeeping_root_factor=math.sqrt(snippet.DEPTHS[-1] / snippet.DEPTHS[0]),
         rates_log2=[math.log2(lr) for lr in snippet.LRS],
         median_curves=median_curves,
     )
