@@ -269,10 +269,11 @@ FALLS = "the_best_rate_falls_further_the_less_the_multiplier_shrinks"
 @figure(
     "depth-transfer",
     claims=[STAYS, FALLS],
-    caption="Training loss averaged over the run against Adam's learning rate, one panel per branch multiplier, "
-    "for the shallow stack (solid, filled markers) and the deep one (dashed, open markers); median over seeds, "
-    "and a vertical line at each depth's best rate on the median curve. Under 1/L the two curves share their best "
-    "rate; under 1/√L the deep stack's best rate is lower, under 1 lower still.",
+    caption="Training loss averaged over the run against Adam's learning rate, one panel per depth rule, for the "
+    "shallow stack (solid, filled markers) and the deep one (dashed, open markers); median over seeds, and a "
+    "vertical line at each depth's best rate on the median curve. Under 1/L, and under 1/√L with depth-μP's rate "
+    "rule, the two curves share their best rate; under 1/√L at one rate the deep stack's best rate is lower, under "
+    "1 lower still.",
 )
 def depth_transfer(values: Values) -> Any:
     import matplotlib.pyplot as plt
@@ -283,11 +284,13 @@ def depth_transfer(values: Values) -> Any:
 
     r = values[FALLS]
     rates = r["rates_log2"]
-    names = ("1", "1/√L", "1/L")
+    mu_p = "1/√L, depth-μP rate"  # snippets.encyclopedia.depth_transfer.MU_P (figures import no snippets)
+    panels = {"1": "s = 1", "1/√L": "s = 1/√L", mu_p: "s = 1/√L,\nblocks' rate ÷ √(L/2)", "1/L": "s = 1/L"}
+    names = tuple(panels)
     styles = (("-", None), ("--", PAPER))  # shallow: solid, filled markers; deep: dashed, open markers
-    fig, axes = plt.subplots(1, len(names), figsize=(6.8, 3.1))  # each its own scale
+    fig, axes = plt.subplots(1, len(names), figsize=(6.8, 3.3))  # each panel its own scale
     for ax, name in zip(axes, names, strict=True):
-        colour = look(MULTIPLIER_LOOK[name]).color
+        colour = look(MULTIPLIER_LOOK[name.split(",")[0]]).color
         for depth, (line, face) in zip(r["median_curves"][name], styles, strict=True):
             curve = r["median_curves"][name][depth]
             shown = [(x, y) for x, y in zip(rates, curve, strict=True) if y < DIVERGED]
@@ -304,8 +307,8 @@ def depth_transfer(values: Values) -> Any:
             ax.axvline(best, color=colour, linewidth=0.9, linestyle=line, alpha=0.7)
         ax.set_yscale("log")
         ax.yaxis.set_minor_formatter(NullFormatter())  # decades only: the minor labels crowd
-        ax.set_title(f"s = {name}")
-        ax.set_xlabel(r"$\log_2$ learning rate")
+        ax.set_title(panels[name], fontsize=10)
+        ax.set_xlabel(r"$\log_2$ rate")
     axes[0].set_ylabel("mean training loss")
     depths = list(r["median_curves"][names[0]])
     handles = [

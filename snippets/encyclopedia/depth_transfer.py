@@ -8,9 +8,10 @@ dimensions, adds L blocks h <- h + s * W2 relu(W1 h), and reads the ten classes 
 Each stack trains full batch (no minibatch noise: a run is a function of its seed and rate)
 for a fixed number of steps at every rate of a grid of factors of 2. The best rate is the one
 whose training loss, averaged over the run, is lowest: the rate that trains the stack fastest.
-(The loss at the end is a poorer guide on a set this small: every good rate ends near zero,
-and which of several near-zero losses is lowest is decided by noise.)
-Run `python -m snippets.encyclopedia.depth_transfer` to print the best rates.
+(The loss at the end is a noisier guide on a set this small: every good rate ends near zero;
+it is kept as a second reading.) Besides the three multipliers at one rate, the 1/sqrt(L)
+stacks run once more under depth-muP's rule: the blocks' Adam rate divided by sqrt(L / 2),
+relative to the 2-block base. Run `python -m snippets.encyclopedia.depth_transfer` to print.
 """
 
 from __future__ import annotations
@@ -31,12 +32,16 @@ N, D, STEPS = 640, 64, 60
 PIXELS = 64  # each digit is an 8x8 image
 DEPTHS = (2, 32)  # a 16x deeper stack
 LRS = tuple(2.0**k for k in range(-11, -3))  # Adam's rate, a grid of factors of 2
+# 1/sqrt(L) with the blocks' Adam rate times sqrt(DEPTHS[0] / L)
+MU_P = "1/√L, depth-μP rate"
 
-# multiplier -> L -> the mean loss at each rate of the grid
+# arm -> L -> a loss at each rate of the grid
 Curves = dict[str, dict[int, list[float]]]
+Data = tuple[Tensor, Tensor]  # images (N, PIXELS) and labels (N,)
+Pair = tuple[float, float]
 
 
-def digits(device: str) -> tuple[Tensor, Tensor]:
+def digits(device: str) -> Data:
     """The first N digits as PIXELS values, scaled to mean 0 and variance 1; their labels."""
     data = load_digits()
     x = torch.tensor(data.data[:N], dtype=torch.float32)
@@ -64,11 +69,17 @@ def forward(p: dict[str, Tensor], x: Tensor, s: float) -> Tensor:
     return h @ p["head"].T
 
 
-def mean_loss(L: int, s: float, lr: float, seed: int, x: Tensor, y: Tensor) -> float:
-    """Adam at one rate for STEPS full-batch steps: the training loss averaged over them."""
+def train(L: int, s: float, lr: float, seed: int, xy: Data, block: float = 1) -> Pair:
+    """Adam for STEPS full-batch steps at rate lr (the blocks' weights at lr * block):
+    the training loss averaged over the run, and at its end (inf where it diverged)."""
+    x, y = xy
     g = torch.Generator().manual_seed(seed)  # one start for every multiplier and rate
     p = {k: w.to(x.device).requires_grad_() for k, w in init(L, g).items()}
-    opt = torch.optim.Adam(p.values(), lr=lr)
+    groups = [
+        {"params": [p["embed"], p["head"]]},
+        {"params": [p["w1"], p["w2"]], "lr": lr * block},
+    ]
+    opt = torch.optim.Adam(groups, lr=lr)
     total = 0.0
     for _ in range(STEPS):
         loss = F.cross_entropy(forward(p, x, s), y)
@@ -76,8 +87,9 @@ def mean_loss(L: int, s: float, lr: float, seed: int, x: Tensor, y: Tensor) -> f
         loss.backward()
         opt.step()
         total += loss.item()
-    mean = total / STEPS
-    return mean if math.isfinite(mean) else math.inf  # a run that diverged
+    with torch.no_grad():
+        end = F.cross_entropy(forward(p, x, s), y).item()
+    return tuple(v if math.isfinite(v) else math.inf for v in (total / STEPS, end))
 
 
 # --8<-- [end:stack]
@@ -105,28 +117,39 @@ class Result:
     seed: int
     depths: tuple[int, ...]
     lrs: tuple[float, ...]
-    losses: Curves
-    best: dict[str, dict[int, float]]  # multiplier -> L -> log2 of the best rate
-    edge: dict[str, dict[int, bool]]  # multiplier -> L -> best at an end of the grid
-    shift: dict[str, float]  # multiplier -> log2(best at deepest / best at shallowest)
+    losses: Curves  # the loss averaged over the run
+    best: dict[str, dict[int, float]]  # arm -> L -> log2 of the best rate
+    edge: dict[str, dict[int, bool]]  # arm -> L -> best at an end of the grid
+    shift: dict[str, float]  # arm -> log2(best at deepest / best at shallowest)
+    end_losses: Curves  # the loss at the end of the run
+    end_shift: dict[str, float]  # the same shift, the best rate read from end_losses
     cpu_seconds: float
 
 
 def measure(device: str = "cpu", seed: int = 0) -> Result:
-    """Every multiplier at both depths and every rate of the grid, from one seed."""
+    """Every arm at both depths and every rate of the grid, from one seed."""
     start = time.process_time()
-    x, y = digits(device)
-    losses: Curves = {}
+    xy = digits(device)
+    arms = {m: (mult, lambda L: 1.0) for m, mult in MULTIPLIERS.items()}
+    arms[MU_P] = (MULTIPLIERS["1/√L"], lambda L: (DEPTHS[0] / L) ** 0.5)
+    runs: dict[str, dict[int, list[tuple[float, float]]]] = {}
     with one_thread():  # small matrices: a second thread only adds waiting
-        for name, mult in MULTIPLIERS.items():
-            losses[name] = {}
-            for L in DEPTHS:
-                losses[name][L] = [mean_loss(L, mult(L), lr, seed, x, y) for lr in LRS]
+        for name, (mult, rate) in arms.items():
+            runs[name] = {
+                L: [train(L, mult(L), lr, seed, xy, rate(L)) for lr in LRS]
+                for L in DEPTHS
+            }
+    losses = {
+        m: {L: [r[0] for r in v] for L, v in by.items()} for m, by in runs.items()
+    }
+    ends = {m: {L: [r[1] for r in v] for L, v in by.items()} for m, by in runs.items()}
     best = {m: {L: best_rate(v)[0] for L, v in by.items()} for m, by in losses.items()}
     edge = {m: {L: best_rate(v)[1] for L, v in by.items()} for m, by in losses.items()}
     shift = {m: by[DEPTHS[-1]] - by[DEPTHS[0]] for m, by in best.items()}
+    end_best = {m: [best_rate(by[L])[0] for L in DEPTHS] for m, by in ends.items()}
+    end_shift = {m: b[-1] - b[0] for m, b in end_best.items()}
     spent = time.process_time() - start
-    return Result(seed, DEPTHS, LRS, losses, best, edge, shift, spent)
+    return Result(seed, DEPTHS, LRS, losses, best, edge, shift, ends, end_shift, spent)
 
 
 if __name__ == "__main__":
