@@ -299,6 +299,22 @@ MUTANTS = (
         listing="stacks",
     ),
     Mutant(
+        "depth-mup-rate-ignored",
+        "the blocks' weights train at the shared rate whatever the rule asks: depth-μP's arm is 1/√L at one rate",
+        "snippets/encyclopedia/depth_transfer.py",
+        '{"params": [p["w1"], p["w2"]], "lr": lr * block},',
+        '{"params": [p["w1"], p["w2"]], "lr": lr},',
+        listing="stack",
+    ),
+    Mutant(
+        "best-rate-is-the-worst",
+        "max for min: the best rate is read where the loss is highest",
+        "snippets/encyclopedia/depth_transfer.py",
+        "i = min(range(len(lrs)), key=lambda j: losses[j])",
+        "i = max(range(len(lrs)), key=lambda j: losses[j])",
+        listing="best",
+    ),
+    Mutant(
         "nf-branch-reads-unscaled-stream",
         "the NF branch reads h itself instead of h / beta, so each write is as large as the stream",
         "snippets/encyclopedia/norm_free.py",

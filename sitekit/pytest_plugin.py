@@ -379,6 +379,8 @@ def _registered(name: str, fn: Callable[..., Any]) -> Callable[..., Any]:
 def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None):  # type: ignore[no-untyped-def]
     _IN_CLAIM[0] = _marker(item) is not None
     _CURRENT[0] = item if _IN_CLAIM[0] else None
+    if _IN_CLAIM[0]:
+        call_log.ran(Path(item.path).resolve().relative_to(store.ROOT).as_posix())
     try:
         return (yield)
     finally:

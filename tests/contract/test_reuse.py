@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from sitekit import claims
+from sitekit import call_log, claims
 
 ROOT = claims.ROOT
 TEST = ROOT / "tests" / "gradient_highway" / "test_add_node.py"
@@ -230,3 +230,14 @@ def test_a_corrected_fact_re_runs_the_claims_that_read_facts(monkeypatch, tmp_pa
     assert claims._data_digest(reads) != before
     plain = claims.code_files(ROOT / "tests" / "gradient_highway" / "test_add_node.py")
     assert claims._data_digest(plain) == claims._data_digest([])
+
+
+def test_a_claim_file_that_calls_no_measure_still_writes_its_log(tmp_path, monkeypatch):
+    """A claim that reads a committed sweep or checks a published file makes no measure() call; its empty log must
+    still be written, or its record would never be reused (every build would run it again)."""
+    monkeypatch.setattr(call_log, "_LOG", {})
+    monkeypatch.setattr(call_log, "folder", lambda device: tmp_path / f"calls-{device}")
+    call_log.ran("tests/costs/test_depth_width.py")
+    call_log.write("cpu")
+    written = json.loads((tmp_path / "calls-cpu" / "costs__test_depth_width.json").read_text(encoding="utf-8"))
+    assert written == {"file": "tests/costs/test_depth_width.py", "calls": []}
