@@ -234,9 +234,14 @@ def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool 
     return selection.ignore_file(collection_path, config)
 
 
+def _test_file(item: pytest.Item) -> str:
+    """The test file a claim lives in, relative to the repository: the key of its records and call log."""
+    return Path(item.path).resolve().relative_to(store.ROOT).as_posix()
+
+
 def pytest_runtest_setup(item: pytest.Item) -> None:
     """A stale experiment's claims fail at once, with the command that refreshes the committed record."""
-    rel = Path(item.path).resolve().relative_to(store.ROOT).as_posix()
+    rel = _test_file(item)
     if rel in _STALE and _is_experiment(item):
         pytest.fail(experiments.stale_message(Path(item.path), _STALE[rel]), pytrace=False)
 
@@ -337,7 +342,7 @@ def _counted(module: str, fn: Callable[..., Any]) -> Callable[..., Any]:
             mark = _marker(item)
             assert mark is not None
             call_log.add(
-                Path(item.path).resolve().relative_to(store.ROOT).as_posix(),
+                _test_file(item),
                 str(mark.kwargs["page"]),
                 module,
                 args,
@@ -380,7 +385,7 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None):  #
     _IN_CLAIM[0] = _marker(item) is not None
     _CURRENT[0] = item if _IN_CLAIM[0] else None
     if _IN_CLAIM[0]:
-        call_log.ran(Path(item.path).resolve().relative_to(store.ROOT).as_posix())
+        call_log.ran(_test_file(item))
     try:
         return (yield)
     finally:
