@@ -306,16 +306,31 @@
 
 // A table wider than the column scrolls inside the wrapper Material puts around it: give that wrapper a tab
 // stop and a name, so a keyboard can reach and scroll it (axe: scrollable-region-focusable). Only wrappers that
-// do scroll get one, checked after Material has wrapped the tables (its document$ fires per page).
+// do scroll get one, checked after Material has wrapped the tables (its document$ fires per page). Measuring a
+// wrapper lays out its block, which a phone skips while it is off screen (content-visibility in site.css): all
+// at once that was a 300 ms task on a slow phone, so the wrappers are measured a few at a time, when idle.
 (function () {
-  function reachable() {
-    for (const wrap of document.querySelectorAll(".md-typeset__scrollwrap")) {
-      if (wrap.scrollWidth > wrap.clientWidth + 1 && !wrap.hasAttribute("tabindex")) {
-        wrap.tabIndex = 0;
-        wrap.setAttribute("role", "region");
-        wrap.setAttribute("aria-label", "Table, scrolls sideways");
-      }
+  var later = window.requestIdleCallback
+    ? function (f) { window.requestIdleCallback(f, { timeout: 2000 }); }
+    : function (f) { window.setTimeout(f, 0); };
+
+  function check(wrap) {
+    if (wrap.scrollWidth > wrap.clientWidth + 1 && !wrap.hasAttribute("tabindex")) {
+      wrap.tabIndex = 0;
+      wrap.setAttribute("role", "region");
+      wrap.setAttribute("aria-label", "Table, scrolls sideways");
     }
+  }
+
+  function reachable() {
+    var wraps = Array.prototype.slice.call(document.querySelectorAll(".md-typeset__scrollwrap"));
+    var i = 0;
+    function step() {
+      var until = performance.now() + 15;
+      while (i < wraps.length && performance.now() < until) check(wraps[i++]);
+      if (i < wraps.length) later(step);
+    }
+    later(step);
   }
   if (window.document$ && typeof window.document$.subscribe === "function") {
     window.document$.subscribe(reachable);
