@@ -33,6 +33,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import os
+import runpy
 import shutil
 import subprocess
 import sys
@@ -193,16 +194,10 @@ HELD_OUT = {  # CI's second condition: seeds no threshold was set against, torch
 }
 
 
-# The held-out condition runs every experiment file once in this many commits. With 6, the longest file
-# (Lab 2's 24-block sweep, ~470 s, ~820 s under the held-out condition) has a slot to itself and the others
-# carry ~420 s of committed wall time each (experiments.rotation balances them).
-HELD_OUT_ROTATION = 6
-
-
-# The notebooks' replay of the experiments' calls (nox -s notebooks) rotates too, over twice as many slots: the
-# tests session has just run every experiment fresh, so this checks the notebook's path to the same numbers, at
-# about a twelfth of the experiments' time per commit.
-NOTEBOOK_ROTATION = 12
+# Commits per rotation (held-out experiments, notebook replays): sitekit/rotations.py says why these numbers.
+_ROTATIONS = runpy.run_path(str(ROOT / "sitekit" / "rotations.py"))
+HELD_OUT_ROTATION: int = _ROTATIONS["HELD_OUT"]
+NOTEBOOK_ROTATION: int = _ROTATIONS["NOTEBOOKS"]
 
 
 def _rotation_slot(k: int = HELD_OUT_ROTATION) -> str:

@@ -1,0 +1,53 @@
+"""The `notebook_index` macro: the Run it yourself page's table of every page's notebook (sitekit/notebooks.py),
+in reading order, with what each runs, how long it took where the site was built, and how often the build
+runs it again and compares what it prints with the page (sitekit/notebook_check.py)."""
+
+from __future__ import annotations
+
+from sitekit import notebooks, rotations
+from sitekit.page_context import Context, macro
+
+
+def _order(ctx: Context, pages: list[str]) -> list[str]:
+    rank = {page: i for i, page in enumerate(ctx.page_order)}
+    return sorted(pages, key=lambda page: (rank.get(page, len(rank)), page))
+
+
+def index_markdown(ctx: Context, books: dict[str, notebooks.Notebook], rotation: int) -> str:
+    """The table (a row per notebook), then one line of totals; `rotation`: builds per experiment turn."""
+    if not books:
+        return "*No page has logged measurements yet: `nox -s tests` logs them, and the next build lists them.*"
+    rows = [
+        "| Page, and its notebook | Measurements | Long runs among them | Time where the site was built |",
+        "| --- | ---: | ---: | --- |",
+    ]
+    for page in _order(ctx, list(books)):
+        book = books[page]
+        long = sum(1 for c in book.calls if c.get("tolerance") is not None)
+        base = ctx.link(f"{notebooks.FOLDER}/{book.slug}")
+        title = ctx.page_titles.get(page, book.title).replace("|", "\\|")
+        rows.append(
+            f"| [{title}]({ctx.link(page)})<br>[notebook]({base}.ipynb) · [script]({base}.py) | {len(book.calls)} "
+            f"| {long or '–'} | {notebooks.duration(book.seconds)} |"
+        )
+    calls = sum(len(b.calls) for b in books.values())
+    experiments = sum(1 for b in books.values() for c in b.calls if c.get("tolerance") is not None)
+    seconds = sum(b.seconds for b in books.values())
+    needs = sorted({n for b in books.values() for n in b.needs})
+    turns = (
+        f"; the {experiments} long experiments take turns, each run again within {rotation} builds"
+        if experiments
+        else ""
+    )
+    totals = (
+        f"{len(books)} notebooks, {calls} measurements, {notebooks.duration(seconds)} in all where the site was "
+        f"built. Every build runs each notebook's short measurements again{turns}. Together the notebooks need "
+        f"`pip install {' '.join(needs)}`."
+    )
+    return "\n".join([*rows, "", totals])
+
+
+@macro
+def notebook_index(ctx: Context) -> str:
+    """Every page's notebook, from this build's call log."""
+    return index_markdown(ctx, notebooks.plan("cpu"), rotations.NOTEBOOKS)
