@@ -31,7 +31,7 @@ def test_the_address_comes_from_the_environment_and_the_workflow_sets_it() -> No
         pass
 
     Loader.add_constructor("!ENV", lambda loader, node: ("ENV", *loader.construct_sequence(node)))
-    config = yaml.load((ROOT / "mkdocs.yml").read_text(encoding="utf-8"), Loader=Loader)  # noqa: S506
+    config = yaml.load((ROOT / "mkdocs.yml").read_text(encoding="utf-8"), Loader=Loader)
     assert config["extra"]["repository"] == ("ENV", "SITE_REPOSITORY", "")
     workflow = (ROOT / ".github" / "workflows" / "ci.yml").read_text(encoding="utf-8")
     assert "SITE_REPOSITORY: ${{ format('{0}/{1}', github.server_url, github.repository) }}" in workflow
