@@ -3,13 +3,14 @@
 `mkdocs serve --dirty` (nox -s serve) rebuilds only the pages whose Markdown changed. That is right for a
 prose edit and wrong for anything a page is built from elsewhere (a snippet, a record, a fact, a figure's
 code, the pipeline itself): then every page is rebuilt, as a full build would. `Preview` tells the two apart
-by a stamp of those inputs taken at each build, and keeps the figures drawn at the last full one. Nothing
-here imports MkDocs; the hook (mkdocs_hook.py) asks it two questions per build.
+by a stamp of those inputs taken at each build, and keeps the last full render (sitekit/site_render.py: the
+figures, notebooks, nav and records every page is rendered against), so that a prose edit re-renders that
+page alone into build/rendered/. Nothing here imports MkDocs.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -20,10 +21,10 @@ INPUTS = ("snippets", "tests", "sitekit", "figures", "facts", "overrides", "resu
 SKIP = {"__pycache__", "build", ".pytest_cache"}  # results/build is what a build writes, not what it reads
 
 
-def stamp(root: Path = ROOT) -> tuple[int, int, int]:
-    """(files, newest mtime in ns, total size) over INPUTS: any edit, addition or removal changes it."""
+def stamp(root: Path = ROOT, inputs: tuple[str, ...] = INPUTS) -> tuple[int, int, int]:
+    """(files, newest mtime in ns, total size) over `inputs`: any edit, addition or removal changes it."""
     count = newest = size = 0
-    todo = [root / name for name in INPUTS]
+    todo = [root / name for name in inputs]
     while todo:
         path = todo.pop()
         try:
@@ -43,16 +44,13 @@ class Preview:
 
     dirty: bool = False  # serving with --dirty: pages whose Markdown did not change keep their last HTML
     last: tuple[int, int, int] | None = None  # stamp() at the last build
-    figures: list[tuple[str, bytes]] = field(default_factory=list)  # (site path, SVG) from the last full build
-    drawn: dict[str, dict[str, str]] = field(default_factory=dict)  # the `figure` macro's map, same build
-    notebooks: dict[str, Any] = field(default_factory=dict)  # page -> its notebook (sitekit.notebooks), same build
-    notebook_files: list[tuple[str, str]] = field(default_factory=list)  # (site path, text), same build
+    site: Any = None  # the last full render's state (sitekit.site_render.Site): a one-page render reuses it
 
     def rebuild_all(self) -> bool:
         """Whether this build must rebuild every page: always, except in a dirty preview whose other inputs
         did not change since its last build (then only the edited pages are rebuilt)."""
         now = stamp()
-        unchanged = self.dirty and self.last == now and bool(self.drawn)
+        unchanged = self.dirty and self.last == now and self.site is not None
         self.last = now
         return not unchanged
 
