@@ -52,6 +52,8 @@ def on_pre_build(config: Any) -> None:
     try:
         _state["rebuild_all"] = site_render.ensure(_state["strict"]) and preview.SESSION.dirty
     except site_render.RenderError as err:
+        if err.page:
+            log.error(f"Error reading page '{err.page}':")  # as MkDocs said when pages were rendered in its events
         raise PluginError(str(err)) from None
 
 

@@ -5,11 +5,13 @@ prose edit and wrong for anything a page is built from elsewhere (a snippet, a r
 code, the pipeline itself): then every page is rebuilt, as a full build would. `Preview` tells the two apart
 by a stamp of those inputs taken at each build, and keeps the last full render (sitekit/site_render.py: the
 figures, notebooks, nav and records every page is rendered against), so that a prose edit re-renders that
-page alone into build/rendered/. Nothing here imports MkDocs.
+page alone into build/rendered/. `tree_stamp` and `head` tell a build whether `nox -s render` has just rendered
+the tree as it is (then MkDocs renders nothing again). Nothing here imports MkDocs.
 """
 
 from __future__ import annotations
 
+import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -21,10 +23,10 @@ INPUTS = ("snippets", "tests", "sitekit", "figures", "facts", "overrides", "resu
 SKIP = {"__pycache__", "build", ".pytest_cache"}  # results/build is what a build writes, not what it reads
 
 
-def stamp(root: Path = ROOT, inputs: tuple[str, ...] = INPUTS) -> tuple[int, int, int]:
-    """(files, newest mtime in ns, total size) over `inputs`: any edit, addition or removal changes it."""
+def stamp(root: Path = ROOT) -> tuple[int, int, int]:
+    """(files, newest mtime in ns, total size) over INPUTS: any edit, addition or removal changes it."""
     count = newest = size = 0
-    todo = [root / name for name in inputs]
+    todo = [root / name for name in INPUTS]
     while todo:
         path = todo.pop()
         try:
@@ -36,6 +38,47 @@ def stamp(root: Path = ROOT, inputs: tuple[str, ...] = INPUTS) -> tuple[int, int
             continue
         count, newest, size = count + 1, max(newest, stat.st_mtime_ns), size + stat.st_size
     return count, newest, size
+
+
+SKIP_KEY = {
+    ".git",
+    ".nox",
+    ".venv",
+    "node_modules",
+    "site",
+    "screenshots",
+    "__pycache__",
+    ".pytest_cache",
+    ".ruff_cache",
+}
+
+
+def tree_stamp(root: Path = ROOT) -> tuple[int, int, int]:
+    """stamp() over everything under `root` but what builds and tools write (build/, site/, environments): what
+    `nox -s render` reads (pages, snippets, records, call logs, facts, templates, its own code), for a build
+    that follows it to tell whether anything changed since (sitekit/site_render.py)."""
+    count = newest = size = 0
+    todo = [p for p in root.iterdir() if p.name not in SKIP_KEY and p.name != "build"]
+    while todo:
+        path = todo.pop()
+        try:
+            if path.is_dir():
+                todo += [p for p in path.iterdir() if p.name not in SKIP_KEY]
+                continue
+            stat = path.stat()
+        except FileNotFoundError:  # removed while walking: the next stamp differs anyway
+            continue
+        count, newest, size = count + 1, max(newest, stat.st_mtime_ns), size + stat.st_size
+    return count, newest, size
+
+
+def head() -> str:
+    """The commit checked out: the What changed page is made from the history up to it."""
+    try:
+        done = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.TimeoutExpired):
+        return ""
+    return done.stdout.strip()
 
 
 @dataclass

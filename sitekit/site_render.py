@@ -50,7 +50,10 @@ PUBLISHED = {
 
 
 class RenderError(Exception):
-    """A strict render stops: the message is the one the build has always stopped with."""
+    """A strict render stops: the message is the one the build has always stopped with; `page` is the docs path
+    of the page being rendered, if any (MkDocs named it: "Error reading page '...':")."""
+
+    page: str | None = None
 
 
 @dataclass
@@ -231,6 +234,14 @@ def check_page(site: Site, uri: str, markdown: str, raw: str) -> None:
 
 def page_markdown(site: Site, uri: str, markdown: str, raw: str) -> tuple[str, dict[str, Any]]:
     """One page's Markdown through the pipeline: (rendered Markdown, its receipts' popover data)."""
+    try:
+        return _page_markdown(site, uri, markdown, raw)
+    except RenderError as err:
+        err.page = uri
+        raise
+
+
+def _page_markdown(site: Site, uri: str, markdown: str, raw: str) -> tuple[str, dict[str, Any]]:
     check_page(site, uri, markdown, raw)
     ctx = render.Context(
         page=uri,
@@ -322,11 +333,10 @@ def _prune(folder: Path, keep: set[str]) -> None:
 
 
 def _key(strict: bool, folder: Path = rendered.DIR) -> str:
-    """Everything a render reads: preview.stamp()'s inputs, docs/, the published sources, SITE_* and the mode."""
-    published = [(s, p.stat().st_mtime_ns, p.stat().st_size) for s in PUBLISHED.values() if (p := ROOT / s).is_file()]
-    docs = preview.stamp(DOCS.parent, (DOCS.name,))
-    env = sorted((k, v) for k, v in os.environ.items() if k.startswith("SITE_"))
-    blob = json.dumps([preview.stamp(), docs, published, env, strict, str(folder)])
+    """Everything a render reads (the tree, DOCS, the commit, SITE_* variables) and how it renders (`strict`)."""
+    env = sorted((k, v) for k, v in os.environ.items() if k.startswith("SITE_") and k != "SITE_ALLOW_STALE")
+    docs = preview.tree_stamp(DOCS) if DOCS.parent != ROOT else None  # DOCS elsewhere: a test's copy
+    blob = json.dumps([preview.tree_stamp(), docs, preview.head(), env, strict, str(folder)])
     return hashlib.sha256(blob.encode()).hexdigest()
 
 
@@ -365,7 +375,9 @@ def main() -> int:
     try:
         site = render_site(strict)
     except RenderError as err:
-        print(f"ERROR - {err}", file=sys.stderr)
+        if err.page:
+            log.error(f"Error reading page '{err.page}':")
+        log.error(str(err))
         return 1
     STAMP.parent.mkdir(parents=True, exist_ok=True)
     STAMP.write_text(key)
