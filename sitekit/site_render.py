@@ -9,11 +9,9 @@ The checks and their messages are the build's: strict (the default) stops at the
 (RenderError); SITE_ALLOW_STALE=1 (the preview) logs each problem and renders on. No MkDocs here: reading
 order, titles and "Part N"/"Lab N" come from mkdocs.yml's nav, read as YAML.
 
-`render_site` renders everything and writes only the files whose bytes changed, then removes what it did not
-write; `render_page` re-renders one page against the last full render's state (a prose edit in the preview,
-sitekit/preview.py). `ensure` is what the hook calls per build: a full render, unless the last one was of the
-same inputs and mode (then `nox -s docs` does not render twice), or, in a dirty preview whose other inputs are
-unchanged, only the pages whose Markdown changed.
+`render_site` renders everything, writes only the files whose bytes changed and removes what it did not write;
+given the preview's last render, it renders only the pages whose Markdown changed (sitekit/preview.py). `ensure`
+is what the hook calls per build: one of those, or nothing when `nox -s render` has just rendered these inputs.
 """
 
 from __future__ import annotations
@@ -129,11 +127,15 @@ def _notebooks(site: Site, out: dict[str, bytes | str]) -> None:
         out[f"{base}.py"], out[f"{base}.ipynb"] = text, notebooks.ipynb(text)
 
 
-def _files(site: Site, out: dict[str, bytes | str]) -> None:
-    """The contract, then every file that is not a page: figures, notebooks, listing sources, published files."""
+def _files(site: Site, out: dict[str, bytes | str], last: Site | None) -> None:
+    """The contract, then every file that is not a page: figures and notebooks (kept from `last`, a preview's
+    previous render, when there is one), listing sources, published files."""
     _stop_or_warn(site.strict, "the site breaks its contract:", contract.check_tree())
-    _draw_figures(site, out)
-    _notebooks(site, out)
+    if last is None:
+        _draw_figures(site, out)
+        _notebooks(site, out)
+    else:
+        site.drawn, site.notebooks = last.drawn, last.notebooks
     listed = sorted({inc.path for page in DOCS.rglob("*.md") for inc in contract.includes(page)})
     for path in listed:  # the source a listing's title links to: site/src/snippets/<topic>/<name>.py
         source = ROOT / path
@@ -202,22 +204,26 @@ def check_cited_for(site: Site) -> None:
     _stop_or_warn(site.strict, "part numbers (sitekit/parts.py):", wrong)
 
 
-YAML_META = re.compile(r"^-{3}[ \t]*\n(.*?\n)(?:\.{3}|-{3})[ \t]*\n", re.DOTALL)  # MkDocs' own (mkdocs.utils.meta)
+YAML_META = re.compile(r"^-{3}[ \t]*\n(.*?\n)(?:\.{3}|-{3})[ \t]*\n", re.DOTALL)  # MkDocs' (mkdocs.utils.meta)
+MMD_META, MMD_MORE = re.compile(r"^[ ]{0,3}[A-Za-z0-9_-]+:\s*.*"), re.compile(r"^([ ]{4}|\t)(\s*).*")
 
 
 def split_meta(text: str) -> tuple[str, str]:
-    """(front matter as written, the Markdown MkDocs hands a page's hooks): a YAML block that is a mapping."""
-    m = YAML_META.match(text)
-    if m:
+    """(the page's metadata as written, the Markdown MkDocs hands a page's hooks), split as MkDocs splits them:
+    a YAML block that is a mapping, else MultiMarkdown-style `key: value` lines up to the first blank one."""
+    if m := YAML_META.match(text):
         try:
             if isinstance(yaml.safe_load(m[1]), dict):
                 return text[: m.end()], text[m.end() :].lstrip("\n")
         except yaml.YAMLError:
             pass
         return "", text
-    if re.match(r"^[ ]{0,3}[A-Za-z0-9_-]+:", text):  # MultiMarkdown-style metadata: MkDocs reads it, we do not
-        raise RenderError(f"a page starts with 'key: value' metadata; use a YAML block:\n  {text.splitlines()[0]}")
-    return "", text.replace("\r\n", "\n").replace("\r", "\n").lstrip("\n")
+    lines, n, key = text.replace("\r\n", "\n").replace("\r", "\n").split("\n"), 0, False
+    while n < len(lines) and (not lines[n].strip() or MMD_META.match(lines[n]) or (key and MMD_MORE.match(lines[n]))):
+        n, key = n + 1, key or bool(MMD_META.match(lines[n]))
+        if not lines[n - 1].strip():
+            break  # a blank line ends the metadata, and is part of it
+    return "".join(line + "\n" for line in lines[:n]), "\n".join(lines[n:]).lstrip("\n")
 
 
 def check_page(site: Site, uri: str, markdown: str, raw: str) -> None:
@@ -275,7 +281,7 @@ def _read(path: Path) -> str:
 def render_page(site: Site, uri: str, folder: Path = rendered.DIR) -> Path:
     """Render one page (a docs path: docs/<uri>, or a published notebook) and write it where it changed."""
     published = uri in PUBLISHED
-    raw = _read(ROOT / PUBLISHED[uri] if published else DOCS / uri)
+    raw = _read(_source(uri))
     site.sources_read[uri] = raw
     head, markdown = split_meta(raw)
     out, receipts = page_markdown(site, uri, markdown, raw)
@@ -288,7 +294,8 @@ def render_page(site: Site, uri: str, folder: Path = rendered.DIR) -> Path:
 def doc_pages() -> list[str]:
     """docs/'s pages and the published notebook pages, in the order MkDocs reads them (a folder's files, index
     first, then its folders)."""
-    found = [p.relative_to(DOCS).as_posix() for p in DOCS.rglob("*.md") if not _hidden(p)]
+    found = [p.relative_to(DOCS).as_posix() for p in DOCS.rglob("*.md")]
+    found = [uri for uri in found if not any(part.startswith(".") for part in uri.split("/"))]  # MkDocs skips those
     found += [uri for uri in PUBLISHED if uri.endswith(".ipynb") and (ROOT / PUBLISHED[uri]).is_file()]
 
     def key(uri: str) -> tuple:
@@ -298,28 +305,36 @@ def doc_pages() -> list[str]:
     return sorted(found, key=key)
 
 
-def _hidden(path: Path) -> bool:
-    return any(part.startswith(".") for part in path.relative_to(DOCS).parts)
+def render_site(strict: bool | None = None, folder: Path = rendered.DIR, last: Site | None = None) -> Site:
+    """Render the whole site into `folder`; raise RenderError where a strict build stops.
 
-
-def render_site(strict: bool | None = None, folder: Path = rendered.DIR) -> Site:
-    """Render the whole site into `folder`; raise RenderError where a strict build stops."""
+    With `last` (a dirty preview's previous render, whose inputs other than docs/ are unchanged) everything is
+    done as before but drawing the figures and notebooks again and rendering the pages whose Markdown did not
+    change: as a dirty `mkdocs serve` redid every build's steps but those of unchanged pages."""
     site = load(strict_mode() if strict is None else strict)
     out: dict[str, bytes | str] = {}
-    _files(site, out)
+    _files(site, out, last)
     _nav(site)
     for uri, data in out.items():
         rendered.write(uri, data, folder)
+    if last is not None:
+        site.cited, site.sources_read, site.written = dict(last.cited), dict(last.sources_read), set(last.written)
     site.written |= set(out)
     for uri in doc_pages():
-        render_page(site, uri, folder)
+        if last is None or _read(_source(uri)) != last.sources_read.get(uri):
+            render_page(site, uri, folder)
     if site.strict:
         uncited = render.uncited(site.cpu, site.cited)
         if uncited:
             raise RenderError("claims that no page shows:\n  " + "\n  ".join(uncited))
     site.written |= set(rendered.copy_static(DOCS, folder))
-    _prune(folder, site.written)
+    if last is None:
+        _prune(folder, site.written)
     return site
+
+
+def _source(uri: str) -> Path:
+    return ROOT / PUBLISHED[uri] if uri in PUBLISHED else DOCS / uri
 
 
 def _prune(folder: Path, keep: set[str]) -> None:
@@ -344,13 +359,9 @@ def ensure(strict: bool, session: preview.Preview = preview.SESSION, folder: Pat
     """Bring build/rendered/ up to date for a build; True when every page was rendered again (False: nothing,
     or in a dirty preview only the pages whose Markdown changed)."""
     if session.dirty and session.site is not None and not session.rebuild_all():
-        site = session.site
-        if set(doc_pages()) != set(site.sources_read):  # a page added or removed: the nav, the ledger
+        if set(doc_pages()) != set(session.site.sources_read):  # a page added or removed: the nav, the ledger
             return _full(strict, session, folder)
-        for uri in doc_pages():
-            path = ROOT / PUBLISHED[uri] if uri in PUBLISHED else DOCS / uri
-            if _read(path) != site.sources_read.get(uri):
-                render_page(site, uri, folder)
+        session.site = render_site(strict, folder, last=session.site)
         return False
     if not session.dirty and STAMP.is_file() and STAMP.read_text() == _key(strict, folder) and folder.is_dir():
         return False  # rendered by `nox -s render` (or the last build) from these very inputs

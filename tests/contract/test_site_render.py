@@ -52,9 +52,13 @@ def test_the_nav_gives_reading_order_titles_and_parts():
 
 
 def test_front_matter_is_kept_and_the_page_body_is_what_mkdocs_reads():
+    """The rendered page keeps its metadata (the theme reads `hide:`); what is rendered is what MkDocs would have
+    handed the page's hooks: mkdocs.utils.meta.get_data's split, YAML or MultiMarkdown-style."""
     head, body = site_render.split_meta("---\nhide:\n  - toc\n---\n\n# Title\n")
     assert head == "---\nhide:\n  - toc\n---\n" and body == "# Title\n"
-    assert site_render.split_meta("\n# Title\n") == ("", "# Title\n")
+    assert site_render.split_meta("# Title\n\nText.\n") == ("", "# Title\n\nText.\n")
+    assert site_render.split_meta("Title: A\n    more\n\n# Title\n") == ("Title: A\n    more\n\n", "# Title\n")
+    assert site_render.split_meta("\n\n# Title\n") == ("\n", "# Title\n")
 
 
 def test_a_prose_edit_in_the_preview_rewrites_that_page_alone(tmp_path, monkeypatch):
