@@ -6,9 +6,11 @@
     nox -s experiments  every experiment (claims marked experiment=..., minutes) fresh -> results/experiments-cpu.json
                         (commit it: builds that are not fresh reuse it while its fingerprint matches)
     nox -s tests_cuda   every claim on CUDA           -> results/cuda.json (fails without a GPU)
-    nox -s docs         every claim on CPU, then mkdocs build --strict -> site/
+    nox -s render       every page, notebook and published file, rendered from the records -> build/rendered/
+    nox -s docs         every claim on CPU, then render, then mkdocs build --strict (from build/rendered/) -> site/
     nox -s speed        time the environment, docs, tests and browser runs -> results/speed-cpu.json
-    nox -s serve        live preview on http://127.0.0.1:8000 (reloads on page or snippet edits)
+    nox -s serve        live preview on http://127.0.0.1:8000 (reloads on page or snippet edits; a prose edit
+                        re-renders that page alone)
     nox -s lint         ruff format --check and ruff check
     nox -s check -- F   self-check a hands-on exercise file F (docs/module/exercise.md)
     nox -s browser      build the site, then test it in headless Chromium (browser_tests/)
@@ -264,12 +266,25 @@ def tests_cuda(session: nox.Session) -> None:
 
 
 @nox.session
+def render(session: nox.Session) -> None:
+    """Render the site from the recorded claims into build/rendered/ (sitekit/site_render.py): every page as plain
+    Markdown + HTML, the figures, notebooks, listing sources, published and static files, after every check of
+    the strict build (SITE_ALLOW_STALE=1: problems are warnings). MkDocs builds from that folder with no page
+    hook (`docs`); so does Zensical (`zensical`). Run `tests` first: it reads results/cpu.json.
+    """
+    py = site_env(session)
+    session.run(str(py), "-m", "sitekit.site_render", external=True)
+
+
+@nox.session
 def docs(session: nox.Session) -> None:
-    """Run the CPU claims whose fingerprint changed (`-- --fresh`: all), then build site/ strictly."""
+    """Run the CPU claims whose fingerprint changed (`-- --fresh`: all), render the pages into build/rendered/,
+    then build site/ from them strictly (MkDocs renders nothing again: the inputs are those just rendered)."""
     py = site_env(session)
     fresh, args = _fresh(session)
     if not any(_CLAIMS_RAN):  # after `nox -s tests` in the same call, the claims have just run
         _pytest_claims(session, py, claim_dirs(), fresh)
+    session.run(str(py), "-m", "sitekit.site_render", external=True)
     session.run(str(py), "-m", "mkdocs", "build", "--strict", *args, external=True)
 
 
@@ -278,8 +293,8 @@ ZENSICAL = ROOT / "requirements" / "zensical.txt"
 
 @nox.session
 def zensical(session: nox.Session) -> None:
-    """Build the rendered pages (build/rendered/, which `docs` writes) with a pinned Zensical as well, and compare
-    the two sites page by page: visible text, headings, figures, receipts (scripts/zensical_build.py).
+    """Build the rendered pages (build/rendered/, which `render` and `docs` write) with a pinned Zensical as well,
+    and compare the two sites page by page: visible text, headings, figures, receipts (scripts/zensical_build.py).
 
     Zensical runs no MkDocs hooks or plugins, so it builds what the pipeline rendered; run `docs` first.
     """
@@ -313,7 +328,12 @@ def notebooks(session: nox.Session) -> None:
 
 @nox.session
 def serve(session: nox.Session) -> None:
-    """Live preview; problems show on the page instead of stopping the server."""
+    """Live preview; problems show on the page instead of stopping the server.
+
+    `mkdocs serve --dirty` watches docs/ and what pages are rendered from; before each rebuild the hook renders
+    into build/rendered/ what an edit touched (a prose edit: that page alone, so MkDocs rebuilds it alone;
+    anything else: every page), sitekit/site_render.py and sitekit/preview.py.
+    """
     py = site_env(session)
     if not (ROOT / "results" / "cpu.json").exists():
         _pytest_claims(session, py, ["tests"], [])

@@ -1,4 +1,4 @@
-"""Build the rendered site (build/rendered/, which `nox -s docs` writes) with Zensical, then compare it with the
+"""Build the rendered site (build/rendered/: `nox -s render`, `nox -s docs`) with Zensical, then compare it with the
 MkDocs build in site/ page by page (sitekit/site_compare.py). `nox -s zensical` runs it with the site's Python
 and a Zensical installed in an environment of its own; it exits non-zero, naming each page, when the sites
 differ. Zensical's pages then go through the pipeline's HTML stage (sitekit/html_stage.py: listing links,

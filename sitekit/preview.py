@@ -3,13 +3,16 @@
 `mkdocs serve --dirty` (nox -s serve) rebuilds only the pages whose Markdown changed. That is right for a
 prose edit and wrong for anything a page is built from elsewhere (a snippet, a record, a fact, a figure's
 code, the pipeline itself): then every page is rebuilt, as a full build would. `Preview` tells the two apart
-by a stamp of those inputs taken at each build, and keeps the figures drawn at the last full one. Nothing
-here imports MkDocs; the hook (mkdocs_hook.py) asks it two questions per build.
+by a stamp of those inputs taken at each build, and keeps the last full render (sitekit/site_render.py: the
+figures, notebooks, nav and records every page is rendered against), so that a prose edit re-renders that
+page alone into build/rendered/. `tree_stamp` and `head` tell a build whether `nox -s render` has just rendered
+the tree as it is (then MkDocs renders nothing again). Nothing here imports MkDocs.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import subprocess
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -37,22 +40,60 @@ def stamp(root: Path = ROOT) -> tuple[int, int, int]:
     return count, newest, size
 
 
+SKIP_KEY = {
+    ".git",
+    ".nox",
+    ".venv",
+    "node_modules",
+    "site",
+    "screenshots",
+    "__pycache__",
+    ".pytest_cache",
+    ".ruff_cache",
+}
+
+
+def tree_stamp(root: Path = ROOT) -> tuple[int, int, int]:
+    """stamp() over everything under `root` but what builds and tools write (build/, site/, environments): what
+    `nox -s render` reads (pages, snippets, records, call logs, facts, templates, its own code), for a build
+    that follows it to tell whether anything changed since (sitekit/site_render.py)."""
+    count = newest = size = 0
+    todo = [p for p in root.iterdir() if p.name not in SKIP_KEY and p.name != "build"]
+    while todo:
+        path = todo.pop()
+        try:
+            if path.is_dir():
+                todo += [p for p in path.iterdir() if p.name not in SKIP_KEY]
+                continue
+            stat = path.stat()
+        except FileNotFoundError:  # removed while walking: the next stamp differs anyway
+            continue
+        count, newest, size = count + 1, max(newest, stat.st_mtime_ns), size + stat.st_size
+    return count, newest, size
+
+
+def head() -> str:
+    """The commit checked out: the What changed page is made from the history up to it."""
+    try:
+        done = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.TimeoutExpired):
+        return ""
+    return done.stdout.strip()
+
+
 @dataclass
 class Preview:
     """One `mkdocs serve` session's memory (module state survives the hook's reload on every rebuild)."""
 
     dirty: bool = False  # serving with --dirty: pages whose Markdown did not change keep their last HTML
     last: tuple[int, int, int] | None = None  # stamp() at the last build
-    figures: list[tuple[str, bytes]] = field(default_factory=list)  # (site path, SVG) from the last full build
-    drawn: dict[str, dict[str, str]] = field(default_factory=dict)  # the `figure` macro's map, same build
-    notebooks: dict[str, Any] = field(default_factory=dict)  # page -> its notebook (sitekit.notebooks), same build
-    notebook_files: list[tuple[str, str]] = field(default_factory=list)  # (site path, text), same build
+    site: Any = None  # the last full render's state (sitekit.site_render.Site): a one-page render reuses it
 
     def rebuild_all(self) -> bool:
         """Whether this build must rebuild every page: always, except in a dirty preview whose other inputs
         did not change since its last build (then only the edited pages are rebuilt)."""
         now = stamp()
-        unchanged = self.dirty and self.last == now and bool(self.drawn)
+        unchanged = self.dirty and self.last == now and self.site is not None
         self.last = now
         return not unchanged
 

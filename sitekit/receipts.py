@@ -30,7 +30,7 @@ def page_anchor(page: str) -> str:
 
 
 def listing_anchor(snippet: str) -> str:
-    """The id given to the first listing of a snippet on a page (sitekit.mkdocs_hook sets it)."""
+    """The id given to the first listing of a snippet on a page (sitekit/html_stage.py sets it)."""
     return "src-" + re.sub(r"[^a-z0-9]+", "-", snippet.removesuffix(".py").lower()).strip("-")
 
 
@@ -116,7 +116,7 @@ def margin_cell(c: Claim) -> str:
 
 
 def receipt_data(ctx: Context, c: Claim) -> dict[str, Any]:
-    """What a receipt's popover shows for claim `c` (sitekit.mkdocs_hook embeds it in the page)."""
+    """What a receipt's popover shows for claim `c` (sitekit/rendered.py writes it into the page)."""
     if c.id in ctx.receipts:
         return ctx.receipts[c.id]
     runs = [

@@ -1,9 +1,9 @@
 """The site as rendered Markdown: every page after the pipeline (checks, macros, typesetting, receipts), in a
 folder that any generator reading plain Markdown + pymdown-extensions can build, with nothing of sitekit's.
 
-The MkDocs build writes it as it goes (mkdocs_hook.py); `nox -s zensical` builds it with Zensical and compares
-the two sites page by page (sitekit/site_compare.py). A file is rewritten only when its bytes change, so a
-preview that watches the tree is not set off by a build that changed nothing.
+sitekit/site_render.py writes it (`nox -s render`; every build, before MkDocs reads it as its docs_dir); `nox -s
+zensical` builds it with Zensical as well and compares the two sites page by page (sitekit/site_compare.py). A
+file is rewritten only when its bytes change, so a build that changed nothing sets off no rebuild.
 """
 
 from __future__ import annotations
@@ -39,14 +39,15 @@ def page(uri: str, markdown: str, receipts: dict | None = None, folder: Path = D
     return write(uri, markdown, folder)
 
 
-def copy_static(docs: Path = ROOT / "docs", folder: Path = DIR) -> int:
-    """Everything under docs/ that is not a page (styles, scripts, fonts, images): copied as it is."""
-    n = 0
+def copy_static(docs: Path = ROOT / "docs", folder: Path = DIR) -> list[str]:
+    """Everything under docs/ that is not a page (styles, scripts, fonts, images): copied as it is. Returns
+    their docs paths."""
+    done = []
     for source in sorted(docs.rglob("*")):
         if source.is_file() and source.suffix not in (".md", ".ipynb"):
             target = folder / source.relative_to(docs)
             if not target.is_file() or target.read_bytes() != source.read_bytes():
                 target.parent.mkdir(parents=True, exist_ok=True)
                 shutil.copyfile(source, target)
-            n += 1
-    return n
+            done.append(source.relative_to(docs).as_posix())
+    return done

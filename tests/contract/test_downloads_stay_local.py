@@ -1,4 +1,4 @@
-"""The files a reader downloads and runs (the self-check and the exercise starter, sitekit/mkdocs_hook.PUBLISHED)
+"""The files a reader downloads and runs (the self-check and the exercise starter, sitekit/site_render.PUBLISHED)
 open no network connection and write nothing outside the folder they run in.
 
 Each runs in a fresh folder under a Python audit hook (PEP 578) that records every socket call and every

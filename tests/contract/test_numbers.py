@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-from types import SimpleNamespace
-
 import pytest
-from mkdocs.exceptions import PluginError
 
-from sitekit import mkdocs_hook, numbers, numbers_notebook
+from sitekit import numbers, numbers_notebook, site_render
+from sitekit.site_render import RenderError
 
 
 def typed(markdown: str) -> list[str]:
@@ -15,14 +13,13 @@ def typed(markdown: str) -> list[str]:
 
 
 def build_page(markdown: str, strict: bool = True) -> str:
-    """Run the build's page step on one page, as `mkdocs build` does."""
-    mkdocs_hook._state.update(strict=strict, cpu={}, cuda={}, cpu_prov={}, cuda_prov={}, drawn={}, cited={})
-    page = SimpleNamespace(file=SimpleNamespace(src_uri="module/page.md", content_string=markdown))
-    return mkdocs_hook.on_page_markdown(markdown, page, config=None, files=None)
+    """Run the build's page step on one page, as `nox -s render` (and so `mkdocs build`) does."""
+    site = site_render.Site(strict=strict, cpu={}, cuda={}, cpu_prov={}, cuda_prov={})
+    return site_render.page_markdown(site, "module/page.md", markdown, markdown)[0]
 
 
 def test_a_number_typed_into_prose_fails_the_build_naming_page_line_and_fix():
-    with pytest.raises(PluginError) as err:
+    with pytest.raises(RenderError) as err:
         build_page("# Title\n\nThe plain stack's gradient falls by 10⁻³³.\n\nTrained for 320 steps.\n")
     message = str(err.value)
     assert "docs/module/page.md:5: unbound number '320'" in message
@@ -32,7 +29,7 @@ def test_a_number_typed_into_prose_fails_the_build_naming_page_line_and_fix():
 
 def test_a_number_typed_into_a_figure_alt_text_fails_the_build():
     page = '{{ figure("gradient-vs-depth", "The gradient falls from about 8 to about 29 over the blocks.") }}\n'
-    with pytest.raises(PluginError) as err:
+    with pytest.raises(RenderError) as err:
         build_page(page)
     assert "docs/module/page.md:1 (figure alt text): unbound number '8'" in str(err.value)
 
@@ -115,7 +112,7 @@ def test_a_fact_inside_math_is_refused_because_its_link_would_break_the_formula(
 
 
 def test_a_spelled_out_quantity_fails_the_build_naming_page_line_and_fix():
-    with pytest.raises(PluginError) as err:
+    with pytest.raises(RenderError) as err:
         build_page("# Title\n\nThe wide stack is four times wider.\n\nIt trains ten-fold faster over fifty blocks.\n")
     message = str(err.value)
     assert "docs/module/page.md:3: unbound spelled-out number 'four times'" in message
@@ -161,13 +158,12 @@ def notebook(markdown: str, code: str = "DEPTH, SEEDS = 50, range(5)\n", output:
 
 
 def build_notebook(source: str) -> str:
-    mkdocs_hook._state.update(strict=True, cpu={}, cuda={}, cpu_prov={}, cuda_prov={}, drawn={}, cited={})
-    page = SimpleNamespace(file=SimpleNamespace(src_uri="module/nb.ipynb", content_string=source))
-    return mkdocs_hook.on_page_markdown(source, page, config=None, files=None)
+    site = site_render.Site(strict=True, cpu={}, cuda={}, cpu_prov={}, cuda_prov={})
+    return site_render.page_markdown(site, "module/nb.ipynb", source, source)[0]
 
 
 def test_a_number_in_a_notebooks_markdown_fails_the_build_naming_notebook_cell_and_fix():
-    with pytest.raises(PluginError) as err:
+    with pytest.raises(RenderError) as err:
         build_notebook(notebook("Trained for 320 steps, with gradients below 1.2e-38.\n"))
     message = str(err.value)
     assert "docs/module/nb.ipynb: cell 1 (markdown), line 1: unbound number '320'" in message

@@ -5,9 +5,9 @@ from __future__ import annotations
 from types import SimpleNamespace
 
 import pytest
-from mkdocs.exceptions import PluginError
 
-from sitekit import mkdocs_hook, parts
+from sitekit import parts, site_render
+from sitekit.site_render import RenderError
 
 NAV = {"module/degradation.md": 1, "module/initialisation.md": 4, "module/residual-stream.md": 5}
 
@@ -61,29 +61,24 @@ def test_a_part_page_whose_heading_disagrees_with_the_nav_fails():
 
 
 def test_the_build_fails_on_an_unbound_part_reference():
-    mkdocs_hook._state.update(strict=True, cpu={}, cuda={}, cpu_prov={}, cuda_prov={}, drawn={}, cited={})
-    mkdocs_hook._state.update(part_numbers=NAV, parts={uri: (n, 7) for uri, n in NAV.items()})
-    page = SimpleNamespace(file=SimpleNamespace(src_uri="module/page.md", content_string="See Part 4.\n"))
-    try:
-        with pytest.raises(PluginError) as err:
-            mkdocs_hook.on_page_markdown("See Part 4.\n", page, config=None, files=None)
-    finally:
-        mkdocs_hook._state.pop("parts")
-        mkdocs_hook._state.pop("part_numbers")
+    site = site_render.Site(strict=True, cpu={}, cuda={}, cpu_prov={}, cuda_prov={})
+    site.part_numbers, site.parts = NAV, {uri: (n, 7) for uri, n in NAV.items()}
+    with pytest.raises(RenderError) as err:
+        site_render.page_markdown(site, "module/page.md", "See Part 4.\n", "See Part 4.\n")
     assert "docs/module/page.md:1: 'Part 4' is not a link" in str(err.value)
 
 
 def test_a_works_cited_for_on_the_sources_page_is_held_to_the_same_rule(monkeypatch):
     """The Sources page lists each work's cited_for (facts/facts.toml), which names parts too."""
     work = SimpleNamespace(id="zhang2019", cited_for="Fixup, in [Part 5](initialisation.md).")
-    monkeypatch.setattr(mkdocs_hook.facts, "registry", lambda: SimpleNamespace(works={work.id: work}))
-    pages = [SimpleNamespace(file=SimpleNamespace(src_uri=uri), title=f"Part {n} · {uri}") for uri, n in NAV.items()]
-    mkdocs_hook._state.update(strict=True)
-    with pytest.raises(PluginError) as err:
-        mkdocs_hook.on_nav(SimpleNamespace(pages=pages), config=None, files=None)
+    monkeypatch.setattr(site_render.facts, "registry", lambda: SimpleNamespace(works={work.id: work}))
+    site = site_render.Site(strict=True, cpu={}, cuda={}, cpu_prov={}, cuda_prov={})
+    site.part_numbers = NAV
+    with pytest.raises(RenderError) as err:
+        site_render.check_cited_for(site)
     assert "facts/facts.toml: work 'zhang2019', cited_for: 'Part 5' links to 'initialisation.md'" in str(err.value)
     work.cited_for = "Fixup, in [Part 4](initialisation.md)."
-    mkdocs_hook.on_nav(SimpleNamespace(pages=pages), config=None, files=None)
+    site_render.check_cited_for(site)
 
 
 def test_a_lab_is_bound_to_the_nav_like_a_part():
