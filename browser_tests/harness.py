@@ -228,7 +228,7 @@ WIDE_LISTINGS = """() => {
 
 # Blocks off screen are skipped until a reader scrolls near them (content-visibility in site.css): axe
 # judges every block as it is drawn then.
-DRAW_ALL = ".md-content .md-typeset > *, .md-content .jp-Cell { content-visibility: visible !important; }"
+DRAW_ALL = ".md-content .md-typeset > * { content-visibility: visible !important; }"
 
 # Every axe rule in the light scheme; in the dark one only those that depend on colour.
 AXE_RULES = {"light": None, "dark": ["color-contrast", "link-in-text-block"]}

@@ -166,24 +166,23 @@ def test_palette_toggle_switches_and_is_remembered(new_context: Any, base_url: s
     assert not page.errors
 
 
-def test_notebook_page_shows_its_figure(new_context: Any, base_url: str) -> None:
-    notebooks = pages_with(".jupyter-wrapper")  # pages mkdocs-jupyter made from a .ipynb
-    assert notebooks, "no page is rendered from a notebook (the exercise's worked solution is one)"
+def test_notebook_page_shows_its_figure_and_offers_the_notebook(new_context: Any, base_url: str) -> None:
+    notebooks = pages_with("svg.rs-notebook-plot")  # pages that render a notebook (sitekit/notebook_page.py)
+    assert notebooks, "no page renders a notebook (the exercise's worked solution is one)"
     for path in notebooks:
         page = _open(new_context, base_url, path)
         page.wait_for_load_state("networkidle")
-        sizes = page.eval_on_selector_all(
-            ".jupyter-wrapper img", "imgs => imgs.map(i => [i.complete ? i.naturalWidth : 0, i.currentSrc || i.src])"
-        )
-        # Plots are inline SVG (sitekit.figures.notebook_plots), named by the description their cell gave.
+        # Plots are inline SVG (sitekit.figures.notebook_svg), named by the description their cell gave.
         plots = page.eval_on_selector_all(
-            ".jupyter-wrapper svg[role='img']",
+            "svg.rs-notebook-plot[role='img']",
             "svgs => svgs.map(s => [s.getBoundingClientRect().width, s.querySelector('title')?.textContent || ''])",
         )
-        figures = [src for width, src in sizes if width >= 100] + [
-            name for width, name in plots if width >= 100 and name
-        ]
-        assert figures, f"/{path} shows no figure from its notebook (images: {[(w, s[:60]) for w, s in sizes]})"
+        assert [name for width, name in plots if width >= 100 and name], f"/{path} shows no named plot: {plots}"
+        link = page.locator("a.md-button[download]")
+        assert link.count() == 1, f"/{path}: no download button for its notebook"
+        with page.expect_response(lambda r: r.url.endswith(".ipynb")) as got:
+            page.evaluate("href => fetch(href)", link.get_attribute("href"))
+        assert got.value.status == 200 and b'"cells"' in got.value.body(), f"/{path}: the download is not a notebook"
         assert not page.errors
 
 

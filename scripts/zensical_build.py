@@ -7,8 +7,8 @@ KaTeX, the Content-Security-Policy), as MkDocs' pages do through the hook.
     python scripts/zensical_build.py --zensical PATH [--site site] [--out build/zensical]
 
 Zensical reads mkdocs.yml but runs no hooks or plugins: the config it gets is mkdocs.yml with the hook and the
-plugins removed and docs_dir pointed at the rendered pages. mkdocs-jupyter's notebook page has no Zensical
-counterpart yet; it is left out of both the nav and the comparison, and the note says so.
+plugins removed and docs_dir pointed at the rendered pages. Every page is ported: the one notebook page (the
+worked solution) is rendered by the pipeline itself (sitekit/notebook_page.py), not by a plugin.
 """
 
 from __future__ import annotations
@@ -29,7 +29,6 @@ sys.path.insert(0, str(ROOT))
 from sitekit import csp, html_stage, mathrender, site_compare  # noqa: E402  (after the path)
 
 RENDERED = ROOT / "build" / "rendered"
-NOT_PORTED = ("module/exercise-solution.ipynb",)  # mkdocs-jupyter pages: no Zensical counterpart yet
 
 
 class _Loader(yaml.SafeLoader):
@@ -37,17 +36,6 @@ class _Loader(yaml.SafeLoader):
 
 
 _Loader.add_constructor("!ENV", lambda loader, node: loader.construct_sequence(node)[-1])
-
-
-def _drop(nav: list, gone: tuple[str, ...]) -> list:
-    out = []
-    for entry in nav:
-        value = next(iter(entry.values())) if isinstance(entry, dict) else entry
-        if isinstance(value, list):
-            out.append({next(iter(entry)): _drop(value, gone)})
-        elif value not in gone:
-            out.append(entry)
-    return out
 
 
 # Overrides that are copies of a Material partial with one change: Zensical's theme has its own version of
@@ -76,7 +64,6 @@ def config(out: Path) -> Path:
     path = ROOT / "build" / "zensical.yml"  # Zensical wants docs_dir and site_dir relative to the config
     cfg["docs_dir"] = os.path.relpath(RENDERED, path.parent)
     cfg["site_dir"] = os.path.relpath(out, path.parent)
-    cfg["nav"] = _drop(cfg["nav"], NOT_PORTED)
     theme = cfg.get("theme", {})
     if theme.get("custom_dir"):  # the overrides, less the copies of Material's own partials (MATERIAL_COPIES)
         theme["custom_dir"] = os.path.relpath(_overrides(ROOT / theme["custom_dir"]), path.parent)
@@ -131,11 +118,10 @@ def main() -> int:
     rejected = html_stage_all(out)
     for problem in rejected:
         print(f"  KaTeX {problem}")
-    problems, compared = site_compare.compare(site, out, skip=[p.removesuffix(".ipynb") for p in NOT_PORTED])
+    problems, compared = site_compare.compare(site, out)
     print(f"zensical: {compared} pages compared with {args.site}/ (visible text, headings, figures, receipts)")
     for problem in problems:
         print(f"  DIFFERS {problem}")
-    print(f"zensical: not ported: {', '.join(NOT_PORTED)} (mkdocs-jupyter renders it; Zensical runs no plugins)")
     return 1 if problems or rejected else 0
 
 

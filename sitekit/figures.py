@@ -189,37 +189,24 @@ def inline(svg: bytes, prefix: str, title: str, desc: str, layout: str = "") -> 
     ).strip()
 
 
-_NB_IMG = re.compile(r'<img\b[^>]*?src="data:image/svg\+xml;base64,([A-Za-z0-9+/=\s]+)"[^>]*>')
 _NB_DESC = re.compile(r"<dc:description>(.*?)</dc:description>", re.S)
 
 
-def notebook_plots(html: str) -> str:
-    """A notebook page's plots, made like the site's figures: the SVG inline (mkdocs-jupyter shows it as
-    an <img> that cannot follow the colour scheme), its colours in CSS, and the description the plot
-    cell gave (savefig metadata "Description") as its accessible name. A plot without one is an error:
-    screen readers would get "No description has been provided for this image"."""
-    import base64
-
-    def one(m: re.Match[str]) -> str:
-        svg = _PROLOG.sub("", base64.b64decode(m[1]).decode(), count=1)
-        svg = re.sub(r"<style[^>]*>.*?</style>", "", site_style.themed(svg), flags=re.S)  # page-wide rules
-        desc = _NB_DESC.search(svg)
-        if desc is None:
-            raise ValueError(
-                "a notebook plot has no description: set InlineBackend.print_figure_kwargs "
-                '{"metadata": {"Description": "..."}} in its cell (see snippets/exercise/solution.py)'
-            )
-        head, rest = svg.split(">", 1)
-        head = _SIZE.sub("", head)
-        return f'{head} role="img" class="rs-svg rs-notebook-plot"><title>{desc[1].strip()}</title>{rest}'
-
-    html = _NB_IMG.sub(one, html)
-    if "No description has been provided for this image" in html:
+def notebook_svg(svg_text: str) -> str:
+    """A notebook's SVG plot made like the site's figures: inline (it follows the colour scheme), its colours in
+    CSS, and the description the plot cell gave (savefig metadata "Description") as its accessible name. A plot
+    without one is an error: screen readers would get "No description has been provided for this image"."""
+    svg = _PROLOG.sub("", svg_text, count=1)
+    svg = re.sub(r"<style[^>]*>.*?</style>", "", site_style.themed(svg), flags=re.S)  # page-wide rules
+    desc = _NB_DESC.search(svg)
+    if desc is None:
         raise ValueError(
-            "a notebook plot is a bitmap without a description: make its cell draw SVG with one "
-            '(`%config InlineBackend.figure_formats = ["svg"]`, see snippets/exercise/solution.py)'
+            "a notebook plot has no description: set InlineBackend.print_figure_kwargs "
+            '{"metadata": {"Description": "..."}} in its cell (see snippets/exercise/solution.py)'
         )
-    return html
+    head, rest = svg.split(">", 1)
+    head = _SIZE.sub("", head)
+    return f'{head} role="img" class="rs-svg rs-notebook-plot"><title>{desc[1].strip()}</title>{rest}'
 
 
 __all__ = [
@@ -232,6 +219,6 @@ __all__ = [
     "figure",
     "inline",
     "load_all",
-    "notebook_plots",
+    "notebook_svg",
     "style",
 ]

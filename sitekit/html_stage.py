@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from sitekit import figures, lightpage, mathrender, render, typesetting
+from sitekit import lightpage, mathrender, render, typesetting
 
 # A listing's title is "What the code is · snippets/<topic>/<name>.py" (or the bare path): the path
 # becomes a link to the published source, and the first listing of a file gets an id receipts link to.
@@ -64,30 +64,3 @@ def page_content(html: str, page_uri: str, page_url: str, site_file: Callable[[s
         return content(html, page_uri, page_url, site_file)
     html = html[: found.start()] + html[found.end() :]  # "</p>\n<script>…</script>\n\n<div…" -> "</p>\n<div…"
     return content(html, page_uri, page_url, site_file) + f"\n{found[1]}\n"
-
-
-# The notebook template adds MathJax (from `custom_mathjax_url`, empty here) and a loader that imports
-# mermaid from a CDN: drop both, so that a notebook page, like every page, needs no other host.
-NOTEBOOK_SCRIPTS = re.compile(
-    r'<script src="">\s*</script>|<script type="text/x-mathjax-config">.*?</script>'
-    r"|<script\b[^>]*>(?:(?!</script>).)*?https?://(?:(?!</script>).)*</script>",
-    re.S,
-)
-
-
-def notebook_content(
-    html: str, name: str, page_url: str, site_file: Callable[[str], bytes | None]
-) -> tuple[str, list[str]]:
-    """A notebook page's article (mkdocs-jupyter's HTML for the published `name`): a download button, sized
-    images, focusable code, no scripts from other hosts, plots in the site's colours. Returns the article and
-    what a strict build stops on."""
-    # include_source copies the .ipynb next to the page; this theme draws no button for it.
-    button = f'<p><a class="md-button" href="{name}" download>Download the notebook ({name})</a></p>\n'
-    html = lightpage.focusable_code(lightpage.lazy_images(html, page_url, site_file))
-    html = NOTEBOOK_SCRIPTS.sub("", html)
-    problems = []
-    try:
-        html = figures.notebook_plots(html)  # plots in the site's colours, with their descriptions
-    except ValueError as err:
-        problems.append(str(err))
-    return button + typesetting.powers_html(render.typeset_html(html)), problems

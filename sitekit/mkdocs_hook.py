@@ -10,7 +10,6 @@ pipeline. Set SITE_ALLOW_STALE=1 (the `serve` session does) to show problems on 
 from __future__ import annotations
 
 import logging
-import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -21,8 +20,7 @@ from mkdocs.exceptions import PluginError
 from mkdocs.plugins import event_priority
 from mkdocs.structure.files import Files
 
-from sitekit import csp, html_stage, lightpage, mathrender, preview, rendered, site_render
-from sitekit.site_render import PUBLISHED  # noqa: F401  (the claim tests read what a download link serves here)
+from sitekit import csp, html_stage, mathrender, preview, rendered, site_render
 
 _state: dict[str, Any] = {}
 log = logging.getLogger("mkdocs.hooks.sitekit")
@@ -57,7 +55,7 @@ def on_pre_build(config: Any) -> None:
         raise PluginError(str(err)) from None
 
 
-@event_priority(-100)  # after the plugins' own on_files (mkdocs-jupyter's)
+@event_priority(-100)  # after the plugins' own on_files
 def on_files(files: Files, config: Any) -> Files:
     if _state.get("rebuild_all"):  # a dirty preview whose snippets, records or pipeline changed: every page,
         for file in files.documentation_pages():  # as a full build would
@@ -70,15 +68,7 @@ def on_page_content(html: str, page: Any, config: Any, files: Files) -> str:
         file = files.get_file_from_path(uri)
         return file.content_bytes if file else None
 
-    if getattr(page, "nb_url", None) is None:  # set by mkdocs-jupyter on notebook pages only
-        return html_stage.page_content(html, page.file.src_uri, page.url, site_file)
-    name = os.path.basename(page.file.abs_src_path)
-    html, problems = html_stage.notebook_content(html, name, page.url, site_file)
-    if problems and _state["strict"]:
-        raise PluginError(f"docs/{page.file.src_uri}: {problems[0]}")
-    for problem in problems:
-        log.warning(problem)
-    return html
+    return html_stage.page_content(html, page.file.src_uri, page.url, site_file)
 
 
 _katex = mathrender.KaTeX()  # one Node process per build; its cache lives as long as `mkdocs serve`
@@ -94,8 +84,6 @@ def on_post_page(output: str, page: Any, config: Any) -> str:
         )
     for problem in problems:
         log.warning(f"docs/{page.file.src_uri}: {problem}")
-    if getattr(page, "nb_url", None) is not None:
-        output = lightpage.slim_notebook(output)
     return csp.protect(output, f"docs/{page.file.src_uri}")  # last: the policy hashes the final scripts
 
 

@@ -34,7 +34,7 @@ from __future__ import annotations
 import ast
 import re
 
-from sitekit import contract, notebook_index  # noqa: F401  (notebook_index registers its macro)
+from sitekit import contract, notebook_index, notebook_page  # noqa: F401  (each registers its macro)
 from sitekit.claims import ROOT, ClaimError
 from sitekit.ledger import key_value, uncited
 from sitekit.macros import label_numbers_unbound

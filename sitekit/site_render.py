@@ -28,7 +28,7 @@ from typing import Any
 
 import yaml
 
-from sitekit import claims, contract, facts, figures, notebooks, numbers, numbers_notebook, preview, render, rendered
+from sitekit import claims, contract, facts, figures, notebooks, numbers, preview, render, rendered
 from sitekit import parts as part_refs
 
 ROOT = claims.ROOT
@@ -37,7 +37,7 @@ STAMP = ROOT / "build" / "rendered.stamp"  # the inputs of the last complete ful
 log = logging.getLogger("mkdocs.hooks.sitekit")  # under MkDocs, its warnings show as the hook's always did
 
 # Files kept outside docs/ and published at a docs path: site path -> source (repository path).
-# An .ipynb here becomes a page through mkdocs-jupyter; anything else is copied for download.
+# Each is copied for download; the worked solution's page (docs/module/exercise-solution.md) renders its notebook.
 PUBLISHED = {
     "module/exercise-solution.ipynb": "results/build/exercise-solution.ipynb",  # tests/exercise write it
     "module/exercise_residual.py": "snippets/exercise/exercise_residual.py",
@@ -227,14 +227,10 @@ def split_meta(text: str) -> tuple[str, str]:
 
 
 def check_page(site: Site, uri: str, markdown: str, raw: str) -> None:
-    """Numbers typed by hand and part references (sitekit/numbers.py, sitekit/parts.py); a notebook's markdown
-    cells against its own code and outputs."""
-    typed: list[str] = []
-    if uri.endswith(".md"):  # a notebook page's Markdown is its JSON
-        typed = numbers.check_markdown(markdown, uri, raw, figures.REGISTRY)
-        typed += part_refs.check(markdown, uri, site.part_numbers, raw, labs=site.labs)
-    elif uri.endswith(".ipynb"):  # its markdown cells, bound by its own code and outputs
-        typed = [str(u) for u in numbers_notebook.check_notebook(markdown, uri)]
+    """Numbers typed by hand and part references (sitekit/numbers.py, sitekit/parts.py). A notebook's Markdown
+    cells are checked against its own code and outputs where its page renders it (sitekit/notebook_page.py)."""
+    typed = numbers.check_markdown(markdown, uri, raw, figures.REGISTRY)
+    typed += part_refs.check(markdown, uri, site.part_numbers, raw, labs=site.labs)
     _stop_or_warn(site.strict, "numbers typed by hand (sitekit/numbers.py, sitekit/parts.py):", typed)
 
 
@@ -279,24 +275,19 @@ def _read(path: Path) -> str:
 
 
 def render_page(site: Site, uri: str, folder: Path = rendered.DIR) -> Path:
-    """Render one page (a docs path: docs/<uri>, or a published notebook) and write it where it changed."""
-    published = uri in PUBLISHED
-    raw = _read(_source(uri))
+    """Render one page (a docs path: docs/<uri>) and write it where it changed."""
+    raw = _read(DOCS / uri)
     site.sources_read[uri] = raw
     head, markdown = split_meta(raw)
     out, receipts = page_markdown(site, uri, markdown, raw)
-    if published:  # mkdocs-jupyter renders the notebook itself, from the published file
-        return folder / uri
     site.written.add(uri)
     return rendered.page(uri, head + out, receipts, folder)
 
 
 def doc_pages() -> list[str]:
-    """docs/'s pages and the published notebook pages, in the order MkDocs reads them (a folder's files, index
-    first, then its folders)."""
+    """docs/'s pages, in the order MkDocs reads them (a folder's files, index first, then its folders)."""
     found = [p.relative_to(DOCS).as_posix() for p in DOCS.rglob("*.md")]
     found = [uri for uri in found if not any(part.startswith(".") for part in uri.split("/"))]  # MkDocs skips those
-    found += [uri for uri in PUBLISHED if uri.endswith(".ipynb") and (ROOT / PUBLISHED[uri]).is_file()]
 
     def key(uri: str) -> tuple:
         *dirs, name = uri.split("/")
@@ -321,7 +312,7 @@ def render_site(strict: bool | None = None, folder: Path = rendered.DIR, last: S
         site.cited, site.sources_read, site.written = dict(last.cited), dict(last.sources_read), set(last.written)
     site.written |= set(out)
     for uri in doc_pages():
-        if last is None or _read(_source(uri)) != last.sources_read.get(uri):
+        if last is None or _read(DOCS / uri) != last.sources_read.get(uri):
             render_page(site, uri, folder)
     if site.strict:
         uncited = render.uncited(site.cpu, site.cited)
@@ -331,10 +322,6 @@ def render_site(strict: bool | None = None, folder: Path = rendered.DIR, last: S
     if last is None:
         _prune(folder, site.written)
     return site
-
-
-def _source(uri: str) -> Path:
-    return ROOT / PUBLISHED[uri] if uri in PUBLISHED else DOCS / uri
 
 
 def _prune(folder: Path, keep: set[str]) -> None:

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
-from sitekit import numbers, numbers_notebook, site_render
+from sitekit import notebook_page, numbers, numbers_notebook, site_render
 from sitekit.site_render import RenderError
 
 
@@ -157,17 +159,21 @@ def notebook(markdown: str, code: str = "DEPTH, SEEDS = 50, range(5)\n", output:
     )
 
 
-def build_notebook(source: str) -> str:
+def build_notebook(source: str, folder: Path, monkeypatch: pytest.MonkeyPatch) -> str:
+    """The page docs/module/nb.md, which renders the notebook `source` (sitekit/notebook_page.py)."""
+    (folder / "nb.ipynb").write_text(source, encoding="utf-8")
+    monkeypatch.setattr(notebook_page, "ROOT", folder)
     site = site_render.Site(strict=True, cpu={}, cuda={}, cpu_prov={}, cuda_prov={})
-    return site_render.page_markdown(site, "module/nb.ipynb", source, source)[0]
+    page = '{{ notebook("nb.ipynb") }}\n'
+    return site_render.page_markdown(site, "module/nb.md", page, page)[0]
 
 
-def test_a_number_in_a_notebooks_markdown_fails_the_build_naming_notebook_cell_and_fix():
+def test_a_number_in_a_notebooks_markdown_fails_the_build_naming_notebook_cell_and_fix(tmp_path, monkeypatch):
     with pytest.raises(RenderError) as err:
-        build_notebook(notebook("Trained for 320 steps, with gradients below 1.2e-38.\n"))
+        build_notebook(notebook("Trained for 320 steps, with gradients below 1.2e-38.\n"), tmp_path, monkeypatch)
     message = str(err.value)
-    assert "docs/module/nb.ipynb: cell 1 (markdown), line 1: unbound number '320'" in message
-    assert "docs/module/nb.ipynb: cell 1 (markdown): unbound number '1.2e-38'" in message
+    assert "docs/module/nb.md: cell 1 (markdown), line 1: unbound number '320'" in message
+    assert "docs/module/nb.md: cell 1 (markdown): unbound number '1.2e-38'" in message
     assert "set it in one of the notebook's code cells (configuration) or print it in an executed output" in message
 
 

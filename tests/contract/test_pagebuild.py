@@ -107,24 +107,6 @@ def test_code_blocks_take_keyboard_focus_before_the_theme_sets_them_up():
     )
 
 
-def test_notebook_css_keeps_only_rules_the_page_can_use():
-    css = (
-        "/* a comment naming .Nowhere */.jupyter-wrapper .used{color:red}.jupyter-wrapper .unused{color:blue}"
-        ".jupyter-wrapper :root{--x:1}.a:not(.gone),.also-gone{margin:0}"
-        "@media (min-width: 10em){.unused{top:0}.used{top:1px}}@font-face{font-family:x}"
-        ".md-typeset__scrollwrap{overflow:auto}"
-    )
-    page = (
-        f'<div class="jupyter-wrapper"><p class="used a">x</p></div><style>{css}</style><style>[\'pre {{}}\']</style>'
-    )
-    out = lightpage.slim_notebook(page)
-    assert out == (
-        '<div class="jupyter-wrapper"><p class="used a">x</p></div><style>.jupyter-wrapper .used{color:red}'
-        ".a:not(.gone),.also-gone{margin:0}@media (min-width: 10em){.used{top:1px}}@font-face{font-family:x}"
-        ".md-typeset__scrollwrap{overflow:auto}</style>"
-    )
-
-
 def test_pages_preload_exactly_the_katex_fonts_their_math_uses(katex):
     page = arithmatex("\\(\\mathcal{L} = \\sum_i x_i\\)\n\n\\[\n\\Big( \\mathbb{R} \\Big)\n\\]\n")
     out, _ = mathrender.typeset(page, katex)

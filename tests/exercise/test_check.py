@@ -19,8 +19,8 @@ import pytest
 
 from sitekit import runs
 from sitekit.margins import above, below
-from sitekit.mkdocs_hook import PUBLISHED
 from sitekit.pytest_plugin import compute_timer
+from sitekit.site_render import PUBLISHED
 from snippets.exercise import check as snippet
 from snippets.exercise import learner
 from snippets.exercise.learner import worked_solution_text

@@ -3,11 +3,12 @@
 The module fixture runs snippets/exercise/learner.py's measure(): it converts snippets/exercise/solution.py
 (jupytext percent format) to a notebook, executes it with nbclient in a `python3` kernel (jupyter_client
 starts that kernel with this very interpreter, so it sees .nox/site's packages), fails on any failing
-cell, and writes the executed notebook to results/build/exercise-solution.ipynb. The MkDocs hook
-publishes that file as the page module/exercise-solution.ipynb (rendered by mkdocs-jupyter with
-execute: false), so the page shows the outputs of the very run whose numbers the claims below assert
-and record. Every model the claims compare is one of that run's: a counterfactual is another model of
-the same run (another depth, the shortcut, the warm-up), never the measured numbers rearranged.
+cell, and writes the executed notebook to results/build/exercise-solution.ipynb. The build publishes
+that file for download and the page module/exercise-solution.md renders it, outputs and all
+(sitekit/notebook_page.py; nothing runs it again), so the page shows the outputs of the very run whose
+numbers the claims below assert and record. Every model the claims compare is one of that run's: a
+counterfactual is another model of the same run (another depth, the shortcut, the warm-up), never the
+measured numbers rearranged.
 """
 
 from __future__ import annotations

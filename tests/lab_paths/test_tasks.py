@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from sitekit import runs
-from sitekit.mkdocs_hook import PUBLISHED
+from sitekit.site_render import PUBLISHED
 from snippets.lab_paths import tasks as snippet
 from snippets.lab_paths import tasks_solution
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from sitekit import runs
-from sitekit.mkdocs_hook import PUBLISHED
+from sitekit.site_render import PUBLISHED
 from snippets.lab_transformer import tasks as snippet
 from snippets.lab_transformer import tasks_solution
 from tests.lab_paths.test_tasks import load, replace
