@@ -194,7 +194,7 @@ _NB_DESC = re.compile(r"<dc:description>(.*?)</dc:description>", re.S)
 
 def notebook_svg(svg_text: str) -> str:
     """A notebook's SVG plot made like the site's figures: inline (it follows the colour scheme), its colours in
-    CSS, and the description the plot cell gave (savefig metadata "Description") as its accessible name. A plot
+    CSS, shown at the size it was drawn or the column's width if that is narrower, and the description the plot cell gave (savefig metadata "Description") as its accessible name. A plot
     without one is an error: screen readers would get "No description has been provided for this image"."""
     svg = _PROLOG.sub("", svg_text, count=1)
     svg = re.sub(r"<style[^>]*>.*?</style>", "", site_style.themed(svg), flags=re.S)  # page-wide rules
@@ -204,8 +204,7 @@ def notebook_svg(svg_text: str) -> str:
             "a notebook plot has no description: set InlineBackend.print_figure_kwargs "
             '{"metadata": {"Description": "..."}} in its cell (see snippets/exercise/solution.py)'
         )
-    head, rest = svg.split(">", 1)
-    head = _SIZE.sub("", head)
+    head, rest = svg.split(">", 1)  # its width and height stay: drawn no larger than the plot was made
     return f'{head} role="img" class="rs-svg rs-notebook-plot"><title>{desc[1].strip()}</title>{rest}'
 
 

@@ -48,7 +48,7 @@ def test_cells_outputs_and_download_in_order() -> None:
     figure = blocks[6]
     assert figure.startswith('<figure class="rs-figure rs-notebook-figure" markdown="0">')
     assert "<title>Loss against epoch</title>" in figure and 'role="img"' in figure
-    assert "\n\n" not in figure and 'width="100pt"' not in figure
+    assert "\n\n" not in figure and 'width="100pt"' in figure, "drawn no larger than it was made"
 
 
 def test_an_error_output_stops_the_build_naming_the_file() -> None:
