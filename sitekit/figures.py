@@ -194,8 +194,9 @@ _NB_DESC = re.compile(r"<dc:description>(.*?)</dc:description>", re.S)
 
 def notebook_svg(svg_text: str) -> str:
     """A notebook's SVG plot made like the site's figures: inline (it follows the colour scheme), its colours in
-    CSS, shown at the size it was drawn or the column's width if that is narrower, and the description the plot cell gave (savefig metadata "Description") as its accessible name. A plot
-    without one is an error: screen readers would get "No description has been provided for this image"."""
+    CSS, shown at the size it was drawn or the column's width if that is narrower, and the description the plot
+    cell gave (savefig metadata "Description") as its accessible name. A plot without one is an error (ValueError):
+    screen readers would get "No description has been provided for this image"."""
     svg = _PROLOG.sub("", svg_text, count=1)
     svg = re.sub(r"<style[^>]*>.*?</style>", "", site_style.themed(svg), flags=re.S)  # page-wide rules
     desc = _NB_DESC.search(svg)

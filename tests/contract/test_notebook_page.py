@@ -36,7 +36,8 @@ def test_cells_outputs_and_download_in_order() -> None:
         "docs/x.md",
         "solution.ipynb",
     )
-    blocks = md.split("\n\n")
+    assert md.startswith("\n#"), "a blank first line: no notebook text is read as the page's metadata"
+    blocks = md.lstrip("\n").split("\n\n")
     assert blocks[0] == "# The solution"
     assert (
         blocks[1] == '[Download the notebook (solution.ipynb)](solution.ipynb){ .md-button download="solution.ipynb" }'
@@ -66,5 +67,27 @@ def test_a_bitmap_plot_stops_the_build() -> None:
 def test_a_plot_without_a_description_stops_the_build() -> None:
     bare = SVG.replace("<dc:description>Loss against epoch</dc:description>", "")
     out = {"output_type": "display_data", "data": {"image/svg+xml": bare}}
-    with pytest.raises(ValueError, match="a notebook plot has no description"):
+    with pytest.raises(ClaimError, match=r"docs/x\.md: a notebook plot has no description"):
         notebook_markdown(_nb(_code("f()", out)), "docs/x.md")
+
+
+def test_what_would_not_read_the_same_stops_the_build() -> None:
+    def markdown(text: str) -> str:
+        return _nb({"cell_type": "markdown", "source": text, "metadata": {}})
+
+    with pytest.raises(ClaimError, match="opens a code fence it does not close"):
+        notebook_markdown(markdown("```python\nx = 1\n"), "docs/x.md")
+    with pytest.raises(ClaimError, match=r"writes math as \$\.\.\.\$"):
+        notebook_markdown(markdown("The loss $L$ falls."), "docs/x.md")
+    assert "$L$" in notebook_markdown(markdown("Code: `$L$`, and\n\n```\n$L$\n```"), "docs/x.md")
+    with pytest.raises(ClaimError, match="attached image"):
+        notebook_markdown(markdown("![plot](attachment:plot.png)"), "docs/x.md")
+    with pytest.raises(ClaimError, match="read as an include"):
+        notebook_markdown(_nb(_code('print("--8<-- file.py")')), "docs/x.md")
+
+
+def test_console_output_as_a_terminal_leaves_it_and_empty_outputs_dropped() -> None:
+    stream = {"output_type": "stream", "name": "stdout", "text": "\x1b[31mred\x1b[0m\nstep 1\rstep 2\n"}
+    empty = {"output_type": "stream", "name": "stdout", "text": ""}
+    md = notebook_markdown(_nb(_code("f()", stream, empty)), "docs/x.md")
+    assert md.strip().split("\n\n") == ["```python\nf()\n```", '```text title="Output"\nred\nstep 2\n```']
