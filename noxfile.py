@@ -269,8 +269,9 @@ def tests_cuda(session: nox.Session) -> None:
 def render(session: nox.Session) -> None:
     """Render the site from the recorded claims into build/rendered/ (sitekit/site_render.py): every page as plain
     Markdown + HTML, the figures, notebooks, listing sources, published and static files, after every check of
-    the strict build (SITE_ALLOW_STALE=1: problems are warnings). MkDocs builds from that folder with no page
-    hook (`docs`); so does Zensical (`zensical`). Run `tests` first: it reads results/cpu.json.
+    the strict build (SITE_ALLOW_STALE=1: problems are warnings). MkDocs builds from that folder, its hook
+    rendering nothing (`docs`); so does Zensical (`zensical`). Nothing to do when the inputs are those of the
+    last complete render. Run `tests` first: it reads results/cpu.json.
     """
     py = site_env(session)
     session.run(str(py), "-m", "sitekit.site_render", external=True)

@@ -16,28 +16,35 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from sitekit.claims import ROOT
+from sitekit.claims import OUTPUTS, ROOT
 
 # What a page is built from besides its own Markdown (docs/ itself is MkDocs' to watch page by page).
 INPUTS = ("snippets", "tests", "sitekit", "figures", "facts", "overrides", "results", "mkdocs.yml", "requirements")
 SKIP = {"__pycache__", "build", ".pytest_cache"}  # results/build is what a build writes, not what it reads
 
 
-def stamp(root: Path = ROOT) -> tuple[int, int, int]:
-    """(files, newest mtime in ns, total size) over INPUTS: any edit, addition or removal changes it."""
+def _walk(todo: list[Path], skip: set[str]) -> tuple[int, int, int]:
+    """(files, newest mtime in ns, total size) of every file under the paths in `todo`, folders named in
+    `skip` left out: any edit, addition or removal changes it."""
     count = newest = size = 0
-    todo = [root / name for name in INPUTS]
     while todo:
         path = todo.pop()
         try:
             if path.is_dir():
-                todo += [p for p in path.iterdir() if p.name not in SKIP]
+                todo += [p for p in path.iterdir() if p.name not in skip]
                 continue
             stat = path.stat()
         except FileNotFoundError:  # removed while walking: the next stamp differs anyway
             continue
         count, newest, size = count + 1, max(newest, stat.st_mtime_ns), size + stat.st_size
     return count, newest, size
+
+
+def stamp(root: Path = ROOT) -> tuple[int, int, int]:
+    """The walk over INPUTS: what a page is built from besides its own Markdown, with the files tests write that
+    a page shows (claims.OUTPUTS: the executed worked solution, under results/build/, which the walk skips)."""
+    written = [root / path for paths in OUTPUTS.values() for path in paths]
+    return _walk([root / name for name in INPUTS] + written, SKIP)
 
 
 SKIP_KEY = {
@@ -54,22 +61,10 @@ SKIP_KEY = {
 
 
 def tree_stamp(root: Path = ROOT) -> tuple[int, int, int]:
-    """stamp() over everything under `root` but what builds and tools write (build/, site/, environments): what
+    """The walk over everything under `root` but what builds and tools write (build/, site/, environments): what
     `nox -s render` reads (pages, snippets, records, call logs, facts, templates, its own code), for a build
     that follows it to tell whether anything changed since (sitekit/site_render.py)."""
-    count = newest = size = 0
-    todo = [p for p in root.iterdir() if p.name not in SKIP_KEY and p.name != "build"]
-    while todo:
-        path = todo.pop()
-        try:
-            if path.is_dir():
-                todo += [p for p in path.iterdir() if p.name not in SKIP_KEY]
-                continue
-            stat = path.stat()
-        except FileNotFoundError:  # removed while walking: the next stamp differs anyway
-            continue
-        count, newest, size = count + 1, max(newest, stat.st_mtime_ns), size + stat.st_size
-    return count, newest, size
+    return _walk([p for p in root.iterdir() if p.name not in SKIP_KEY and p.name != "build"], SKIP_KEY)
 
 
 def head() -> str:

@@ -178,7 +178,7 @@ def nav_pages(config: Path = ROOT / "mkdocs.yml") -> list[tuple[str, str | None]
 def _nav(site: Site) -> None:
     """Reading order and titles for the ledger; "Part N of M" for the module's parts (as MkDocs' nav has them:
     a page listed without a title is titled by its path here, since MkDocs has read no page at that point)."""
-    pages = [(uri, title) for uri, title in nav_pages() if (DOCS / uri).is_file() or uri in PUBLISHED]
+    pages = [(uri, title) for uri, title in nav_pages() if (DOCS / uri).is_file()]
     site.order = [uri for uri, _ in pages]
     site.titles = {uri: title or uri for uri, title in pages}
 
@@ -369,6 +369,9 @@ def main() -> int:
     logging.basicConfig(format="%(levelname)s - %(message)s")
     strict = strict_mode()
     key = _key(strict)
+    if STAMP.is_file() and STAMP.read_text() == key and rendered.DIR.is_dir():
+        print(f"{rendered.DIR.relative_to(ROOT)}/ is up to date: nothing changed since the last complete render")
+        return 0
     STAMP.unlink(missing_ok=True)
     try:
         site = render_site(strict)

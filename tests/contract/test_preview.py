@@ -144,3 +144,17 @@ def test_the_preview_rebuilds_once_per_edit_and_never_on_its_own(tmp_path):
         assert "changed since it ran" in html, "the dirty rebuild lost the stale claim"
     finally:
         preview.stop()
+
+
+def test_a_rewritten_worked_solution_makes_the_preview_render_again(tmp_path):
+    """The worked solution's page shows results/build/exercise-solution.ipynb, which the walk over the inputs
+    skips (results/build/ is what builds write): the stamp counts it by name, so a test run that rewrites it
+    makes a dirty preview render every page again."""
+    from sitekit import preview
+
+    (tmp_path / "results" / "build").mkdir(parents=True)
+    notebook = tmp_path / "results" / "build" / "exercise-solution.ipynb"
+    notebook.write_text("{}", encoding="utf-8")
+    before = preview.stamp(tmp_path)
+    notebook.write_text('{"cells": []}', encoding="utf-8")
+    assert preview.stamp(tmp_path) != before
