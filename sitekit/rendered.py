@@ -32,7 +32,7 @@ def write(uri: str, data: bytes | str, folder: Path = DIR) -> Path:
 
 
 def page(uri: str, markdown: str, receipts: dict | None = None, folder: Path = DIR) -> Path:
-    """A rendered page; its receipts' popover data goes in as the raw HTML block MkDocs' hook appends."""
+    """A rendered page; its receipts' popover data goes in as a raw HTML block at its end (receipts.js reads it)."""
     if receipts:
         blob = json.dumps(receipts, ensure_ascii=False, separators=(",", ":")).replace("</", "<\\/")
         markdown = markdown.rstrip("\n") + f'\n\n<script type="application/json" id="receipt-data">{blob}</script>\n'
@@ -40,11 +40,11 @@ def page(uri: str, markdown: str, receipts: dict | None = None, folder: Path = D
 
 
 def copy_static(docs: Path = ROOT / "docs", folder: Path = DIR) -> list[str]:
-    """Everything under docs/ that is not a page (styles, scripts, fonts, images): copied as it is. Returns
+    """Everything under docs/ that is not a page (styles, scripts, fonts, images, downloads): copied as it is. Returns
     their docs paths."""
     done = []
     for source in sorted(docs.rglob("*")):
-        if source.is_file() and source.suffix not in (".md", ".ipynb"):
+        if source.is_file() and source.suffix != ".md":
             target = folder / source.relative_to(docs)
             if not target.is_file() or target.read_bytes() != source.read_bytes():
                 target.parent.mkdir(parents=True, exist_ok=True)
