@@ -308,11 +308,11 @@
 // stop and a name, so a keyboard can reach and scroll it (axe: scrollable-region-focusable). Only wrappers that
 // do scroll get one, checked after Material has wrapped the tables (its document$ fires per page). Measuring a
 // wrapper lays out its block, which a phone skips while it is off screen (content-visibility in site.css): all
-// at once that was a 300 ms task on a slow phone, so the wrappers are measured a few at a time, when idle.
+// at once that was one long task on a slow phone, so the wrappers are measured a few at a time, when idle.
 (function () {
   var later = window.requestIdleCallback
     ? function (f) { window.requestIdleCallback(f, { timeout: 2000 }); }
-    : function (f) { window.setTimeout(f, 0); };
+    : function (f) { window.setTimeout(function () { f(null); }, 0); };
 
   function check(wrap) {
     if (wrap.scrollWidth > wrap.clientWidth + 1 && !wrap.hasAttribute("tabindex")) {
@@ -325,12 +325,12 @@
   function reachable() {
     var wraps = Array.prototype.slice.call(document.querySelectorAll(".md-typeset__scrollwrap"));
     var i = 0;
-    function step() {
-      var until = performance.now() + 15;
-      while (i < wraps.length && performance.now() < until) check(wraps[i++]);
+    function step(idle) {  /* while the browser says it is idle (15 ms a turn where it cannot say) */
+      var until = performance.now() + (idle && !idle.didTimeout ? Math.min(idle.timeRemaining(), 15) : 15);
+      do check(wraps[i++]); while (i < wraps.length && performance.now() < until);
       if (i < wraps.length) later(step);
     }
-    later(step);
+    if (wraps.length) later(step);
   }
   if (window.document$ && typeof window.document$.subscribe === "function") {
     window.document$.subscribe(reachable);
