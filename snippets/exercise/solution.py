@@ -250,8 +250,6 @@ except (ImportError, KeyError):  # a downloaded copy: matplotlib's defaults
         for name, ls in zip(RUNS, ("-", "--", ":", "-."), strict=True)
     }
 
-from matplotlib.ticker import FuncFormatter  # noqa: E402  (imported where it is first needed)
-
 # Drawn at the width of a phone's column, so its text stays legible there; the legend goes
 # under the axes.
 fig, ax = plt.subplots(figsize=(4.6, 4.4), layout="constrained")
@@ -260,7 +258,7 @@ for (seed, name), r in runs.items():
     ax.plot(r["losses"], alpha=0.8, lw=1.5, **{**STYLE[name], "label": label})
 ax.set_yscale("log")
 # Ticks as plain decimals: a power of ten would print its exponent in small type.
-ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+ax.yaxis.set_major_formatter(lambda v, _: f"{v:g}")
 ax.set_xlabel("epoch")
 ax.set_ylabel("training MSE")
 ax.set_title(f"{SHALLOW} and {DEEP} blocks, {len(SEEDS)} seeds")
