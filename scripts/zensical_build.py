@@ -26,16 +26,9 @@ import yaml
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from sitekit import csp, html_stage, mathrender, site_compare  # noqa: E402  (after the path)
+from sitekit import csp, html_stage, mathrender, site_compare, site_render  # noqa: E402  (after the path)
 
 RENDERED = ROOT / "build" / "rendered"
-
-
-class _Loader(yaml.SafeLoader):
-    """mkdocs.yml's `!ENV [NAME, default]` reads as the variable's default (a local build's address)."""
-
-
-_Loader.add_constructor("!ENV", lambda loader, node: loader.construct_sequence(node)[-1])
 
 
 # Overrides that are copies of a Material partial with one change: Zensical's theme has its own version of
@@ -58,7 +51,7 @@ def _overrides(source: Path) -> Path:
 
 def config(out: Path) -> Path:
     """mkdocs.yml for Zensical: no hook, no plugins, the rendered pages as docs_dir (written next to them)."""
-    cfg = yaml.load((ROOT / "mkdocs.yml").read_text(encoding="utf-8"), Loader=_Loader)
+    cfg = yaml.load((ROOT / "mkdocs.yml").read_text(encoding="utf-8"), Loader=site_render.ConfigLoader)
     for key in ("hooks", "plugins", "watch", "validation"):
         cfg.pop(key, None)
     path = ROOT / "build" / "zensical.yml"  # Zensical wants docs_dir and site_dir relative to the config

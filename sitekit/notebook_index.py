@@ -49,5 +49,5 @@ def index_markdown(ctx: Context, books: dict[str, notebooks.Notebook], rotation:
 
 @macro
 def notebook_index(ctx: Context) -> str:
-    """Every page's notebook, from this build's call log."""
-    return index_markdown(ctx, notebooks.plan("cpu"), rotations.NOTEBOOKS)
+    """Every page's notebook, as this build planned them from its call log (the site's render plans them once)."""
+    return index_markdown(ctx, ctx.notebooks, rotations.NOTEBOOKS)

@@ -39,6 +39,7 @@ class Context:
     receipts: dict[str, dict[str, Any]] = field(default_factory=dict)
     listings: dict[str, str] = field(default_factory=dict)  # snippet path -> anchor id on this page
     sources: set[str] = field(default_factory=set)  # snippet paths published under SOURCE_DIR
+    notebooks: dict[str, Any] = field(default_factory=dict)  # page -> its notebook (sitekit.notebooks), this build's
 
     def link(self, target: str) -> str:
         """Relative Markdown link from this page to another docs path."""

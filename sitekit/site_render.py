@@ -152,11 +152,12 @@ def _files(site: Site, out: dict[str, bytes | str], last: Site | None) -> None:
             log.warning(f"{source} is missing (run `nox -s tests`): docs/{uri} is left out")
 
 
-class _Loader(yaml.SafeLoader):
-    """mkdocs.yml's `!ENV [NAME, default]` reads as its default (the nav uses none)."""
+class ConfigLoader(yaml.SafeLoader):
+    """mkdocs.yml's `!ENV [NAME, default]` reads as the variable's default (a local build's value); the nav uses
+    none. scripts/zensical_build.py reads the config with it too."""
 
 
-_Loader.add_constructor("!ENV", lambda loader, node: loader.construct_sequence(node)[-1])
+ConfigLoader.add_constructor("!ENV", lambda loader, node: loader.construct_sequence(node)[-1])
 
 
 def nav_pages(config: Path = ROOT / "mkdocs.yml") -> list[tuple[str, str | None]]:
@@ -171,7 +172,7 @@ def nav_pages(config: Path = ROOT / "mkdocs.yml") -> list[tuple[str, str | None]
             elif not re.match(r"^[a-z][a-z0-9+.-]*://", str(value)):  # a link to another site is no page
                 out.append((str(value), title))
 
-    walk(yaml.load(config.read_text(encoding="utf-8"), Loader=_Loader).get("nav") or [])
+    walk(yaml.load(config.read_text(encoding="utf-8"), Loader=ConfigLoader).get("nav") or [])
     return out
 
 
@@ -256,6 +257,7 @@ def _page_markdown(site: Site, uri: str, markdown: str, raw: str) -> tuple[str, 
         page_order=site.order,
         page_titles=site.titles,
         sources=site.sources,
+        notebooks=site.notebooks,
     )
     try:
         out = render.render(markdown, ctx)
