@@ -73,8 +73,8 @@ def pytest_configure(config: pytest.Config) -> None:
         "markers", "pages_with(selector): run a page_path test only on pages whose HTML has the CSS selector"
     )
     if not hasattr(config, "workerinput"):  # the run's first process: forget the last run's weight rows
-        for part in SHOTS.glob("page-weight*.json"):
-            part.unlink()
+        for part in [*SHOTS.glob("page-weight*.json"), SHOTS / "marks.json"]:
+            part.unlink(missing_ok=True)
 
 
 @pytest.fixture(scope="session")
@@ -136,6 +136,7 @@ def weight_report() -> Iterator[list[dict[str, Any]]]:
 def pytest_terminal_summary(terminalreporter: Any) -> None:
     if hasattr(terminalreporter.config, "workerinput"):
         return
+    _print_marks(terminalreporter)
     parts = sorted(SHOTS.glob("page-weight.*.json"))  # one per xdist worker
     if parts:
         rows = [row for part in parts for row in json.loads(part.read_text(encoding="utf-8"))]
@@ -153,3 +154,25 @@ def pytest_terminal_summary(terminalreporter: Any) -> None:
         terminalreporter.write_line(
             f"{row['page'] or '(home)':34} {cells} {row['budgeted'] / 1024:6.0f} {row['budget'] / 1024:6.0f}"
         )
+
+
+def _print_marks(terminalreporter: Any) -> None:
+    """The figures browser_tests/test_marks.py measured, page by page (screenshots/marks.json)."""
+    report = SHOTS / "marks.json"
+    if not report.is_file():
+        return
+    data = json.loads(report.read_text(encoding="utf-8"))
+    terminalreporter.section("marks on the course pages (1280 px, folds closed)")
+    head = ("words", "marks", "numbers", "◉", "fig/tab", "†", "words/mark", "paras >3")
+    terminalreporter.write_line(f"{'page':34} " + " ".join(f"{h:>7}" for h in head))
+    for row in data["pages"]:
+        per = f"{row['words'] / row['marks']:.0f}" if row["marks"] else "–"
+        cells = (row["words"], row["marks"], row["receipts"], row["markers"], row["figures"], row["sources"])
+        terminalreporter.write_line(
+            f"{row['page']:34} " + " ".join(f"{c:7d}" for c in cells) + f" {per:>7} {len(row['crowded']):7d}"
+        )
+    per, every = data["words"] / max(data["numbers"], 1), data["words"] / max(data["marks"], 1)
+    terminalreporter.write_line(
+        f"all course pages: {data['words']} visible words, {data['numbers']} marked numbers (receipts and ◉), one "
+        f"every {per:.0f} words; {data['marks']} marks of every kind, one every {every:.0f} words"
+    )

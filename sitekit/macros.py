@@ -9,10 +9,10 @@ from collections.abc import Iterator
 from html import escape, unescape
 from typing import Any
 
-from sitekit import contract
+from sitekit import contract, receipt_labels
 from sitekit.claims import ROOT, Claim, ClaimError
 from sitekit.page_context import Context, cuda_record, lookup, macro, verified
-from sitekit.receipts import marker, receipt, receipt_line
+from sitekit.receipts import marker, receipt, receipt_line, use_anchor
 from sitekit.typesetting import NUMERIC_TEXT, _inline, column_formats, fmt
 
 
@@ -35,7 +35,22 @@ def value(ctx: Context, cid: str, key: str, spec: str = "") -> str:
             )
     if ctx.in_math:
         return shown
-    return receipt(ctx, c, _inline(shown), key, raw)
+    if receipt_labels.label(cid, key) and cid not in ctx.marked and len(ctx.block) < MARKS_PER_PARAGRAPH:
+        ctx.marked.add(cid)
+        return receipt(ctx, c, _inline(shown), key, raw)
+    return bound(ctx, c, _inline(shown))
+
+
+MARKS_PER_PARAGRAPH = 3  # a paragraph's fourth result waits for the claim's next labelled occurrence
+
+
+def bound(ctx: Context, c: Claim, text: str) -> str:
+    """A bound number printed as plain text: a setting, a reading, or a result whose claim is already marked on
+    this page. The first mention of a claim on its own page keeps the id the ledger links back to."""
+    if c.page == ctx.page and c.id not in ctx.anchored:
+        ctx.anchored.add(c.id)
+        return f'<span id="{use_anchor(c.id)}">{text}</span>'
+    return text
 
 
 def _md_table(data: Any, spec: str, where: str) -> str:
@@ -242,6 +257,13 @@ def claim(ctx: Context, cid: str) -> str:
     c = verified(ctx, cid)
     if cid in ctx.block or cid in ctx.previous or ctx.in_math:
         return ""
+    # One mark a claim a page: none where a receipt on the claim's result is already here or is still to come.
+    if cid in ctx.marked or cid in ctx.labelled or len(ctx.block) >= MARKS_PER_PARAGRAPH:
+        if c.page == ctx.page and cid not in ctx.anchored:  # where the ledger's "used on" link lands
+            ctx.anchored.add(cid)
+            return f'<span id="{use_anchor(cid)}"></span>'
+        return ""
+    ctx.marked.add(cid)
     return marker(ctx, c)
 
 
@@ -259,9 +281,15 @@ def fact(ctx: Context, fid: str, spec: str = "", unit: bool = True) -> str:
     shown = format(number, spec) if spec else facts.display(number)
     title = "; ".join(f"{reg.works[s.work].cite}, {s.where}" for s in reg.sources(fid))
     title = title.replace('"', "'").replace("|", "/")  # a title inside a table cell
-    return (
-        f'[{shown}{f.unit if unit else ""}]({ctx.link("module/sources.md")}#{facts.anchor(fid)} "{title}"){{ .fact }}'
-    )
+    text = f"{shown}{f.unit if unit else ''}"
+    # A paper's number reads as plain text; its source is one small mark away, once a work a paragraph.
+    works = [s.work for s in reg.sources(fid) if s.work not in ctx.works]
+    if not works or ctx.in_math:
+        return text
+    ctx.works.update(works)
+    href = ctx.url("module/sources.md", facts.anchor(fid))
+    said = escape(title)
+    return f'{text}<sup class="src"><a href="{href}" title="{said}" aria-label="Source: {said}">†</a></sup>'
 
 
 @macro

@@ -36,6 +36,9 @@ class Context:
     block: set[str] = field(default_factory=set)  # claims with a receipt in the current paragraph
     previous: set[str] = field(default_factory=set)  # ... and in the paragraph (table, figure) before it
     anchored: set[str] = field(default_factory=set)
+    marked: set[str] = field(default_factory=set)  # claims whose result already carries a receipt on this page
+    labelled: set[str] = field(default_factory=set)  # claims with a labelled value() on this page (render's scan)
+    works: set[str] = field(default_factory=set)  # works whose source mark the current paragraph already shows
     receipts: dict[str, dict[str, Any]] = field(default_factory=dict)
     listings: dict[str, str] = field(default_factory=dict)  # snippet path -> anchor id on this page
     sources: set[str] = field(default_factory=set)  # snippet paths published under SOURCE_DIR

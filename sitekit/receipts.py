@@ -7,6 +7,7 @@ import math
 import re
 from typing import Any
 
+from sitekit import receipt_labels
 from sitekit.claims import Claim
 from sitekit.margins import describe, relative, thinnest
 from sitekit.page_context import Context, cuda_record, device_independent
@@ -139,6 +140,8 @@ def receipt_data(ctx: Context, c: Claim) -> dict[str, Any]:
         )
     listing = ctx.listings.get(c.snippet)
     data = {
+        "title": typeset(receipt_labels.title(c.id)),
+        "what": {},
         "statement": typeset(c.statement),
         "test": c.test,
         "snippet": c.snippet,
@@ -196,13 +199,15 @@ def receipt(
     data = receipt_data(ctx, c)
     numeric = _number(raw) or (isinstance(raw, str) and bool(NUMERIC_TEXT.fullmatch(raw)))
     kind = kind or ("num" if numeric and len(text) < 40 else "")  # a number never breaks; text may wrap
-    reading = key is not None and key not in (getattr(c, "asserted_keys", None) or [])
-    classes = " ".join(x for x in ("rcpt", kind, "reading" if reading else "") if x)
+    classes = " ".join(x for x in ("rcpt", kind, f"k-{claim_kind(c)}") if x)
     attrs = {"class": classes, "href": data["ledger"], "data-claim": c.id}
     if key is not None:
         attrs["data-key"] = key
         if _number(raw) or isinstance(raw, str):
             data["values"][key] = raw
+        what = receipt_labels.label(c.id, key)
+        if what:
+            data["what"][key] = typeset(what)
     if c.page == ctx.page and c.id not in ctx.anchored:
         attrs["id"] = use_anchor(c.id)
         ctx.anchored.add(c.id)
@@ -222,9 +227,12 @@ def marker(ctx: Context, c: Claim, label: str = "") -> str:
 
 
 def receipt_line(ctx: Context, claims: list[Claim], what: str) -> str:
-    """One line under a table, error, code block or figure: its receipt(s), once."""
+    """One small mark under a table, error, code block or figure: "measured", its receipt; where several claims
+    drew it, the one mark opens to what it was drawn from and a receipt for each."""
     if len(claims) == 1:
-        marks = marker(ctx, claims[0], "receipt")
-    else:
-        marks = "receipts " + " ".join(marker(ctx, c, str(i)) for i, c in enumerate(claims, start=1))
-    return f'<p class="rcpt-line">{_inline(what)} {marks}</p>'
+        return f'<p class="rcpt-line">{marker(ctx, claims[0], "measured")}</p>'
+    marks = " ".join(marker(ctx, c, str(i)) for i, c in enumerate(claims, start=1))
+    return (
+        f'<details class="rcpt-line"><summary><span class="rcpt-icon" aria-hidden="true"></span>measured'
+        f"</summary>{_inline(what)} Receipts: {marks}</details>"
+    )

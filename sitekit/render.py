@@ -34,7 +34,7 @@ from __future__ import annotations
 import ast
 import re
 
-from sitekit import contract, notebook_index, notebook_page  # noqa: F401  (each registers its macro)
+from sitekit import contract, notebook_index, notebook_page, receipt_labels  # noqa: F401  (each registers its macro)
 from sitekit.claims import ROOT, ClaimError
 from sitekit.ledger import key_value, uncited
 from sitekit.macros import label_numbers_unbound
@@ -69,18 +69,36 @@ __all__ = [
 ]
 
 TRAILING_MARK = re.compile(r"^\s*[.,;)](?:\s|$)")
-MARK = '<a class="rcpt rcpt-mark"'  # what marker() writes
+MARK = '<a class="rcpt rcpt-mark '  # what marker() writes (its kind's class follows)
+EMPTY_ANCHOR = re.compile(r'<span id="use-[a-z0-9-]+"></span>')  # a claim() that marks nothing, for the ledger
 # Lines a marker never joins: fences, headings, tables, HTML, admonition titles and other block starts.
 OWN_LINE = re.compile(
     r"^\s*(?:`{3,}|~{3,}|#{1,6}\s|\||!!!|\?\?\?|===|<(?:p|div|figure|table|details|pre|[uo]l|h\d|svg|img)\b)"
 )
 ADMONITION_TITLE = re.compile(r"^\s*(\?\?\?\+?|!!!)\s")
 LINK_TAG = re.compile(r"</?a\b[^>]*>")
+SOURCE_MARK = re.compile(r'<sup class="src">.*?</sup>')
 MD_LINK = re.compile(r'\[([^\]]*)\]\([^)\s]*(?:\s+"[^"]*")?\)(?:\{[^}]*\})?')
 CODE_SPAN = re.compile(r"(`+)(?:.+?)\1")
 TOKEN = re.compile(r"(?P<math>\\\(|\\\)|\\\[|\\\]|\$\$)|" + MACRO.pattern)
 MATH_OPENS = {"\\(": True, "\\)": False, "\\[": True, "\\]": False}
 NEW_BLOCK = re.compile(r"^\s*(?:$|#{1,6}\s|[-*+]\s|\d+\.\s|!!!|\?\?\?|===)")
+
+
+def labelled_claims(text: str) -> set[str]:
+    """The claims this page shows a labelled result of (facts/receipts.toml): their receipt is on that number,
+    so a claim() marker for them adds nothing."""
+    out = set()
+    for m in MACRO.finditer(text):
+        if m["name"] != "value":
+            continue
+        try:
+            args = ast.literal_eval(f"({m['args']},)")
+        except (SyntaxError, ValueError):
+            continue  # render() reports it where it expands the call
+        if len(args) >= 2 and receipt_labels.label(str(args[0]), str(args[1])):
+            out.add(str(args[0]))
+    return out
 
 
 def render(text: str, ctx: Context) -> str:
@@ -118,7 +136,7 @@ def render(text: str, ctx: Context) -> str:
             else:
                 done = expand(m)
                 before = "".join(out)
-                if (not done or done.startswith(MARK)) and before.strip():
+                if (not done or done.startswith(MARK) or EMPTY_ANCHOR.fullmatch(done)) and before.strip():
                     # A claim() that adds nothing takes its space; a marker sits on the word (or formula)
                     # before it, like a footnote mark, so that no text reading of the page says "rounding ."
                     out = [before.rstrip(" ")]
@@ -136,6 +154,7 @@ def render(text: str, ctx: Context) -> str:
                 ctx.previous = set(ctx.block)
                 written.clear()
             ctx.block.clear()
+            ctx.works.clear()
             if not line.strip():
                 ctx.in_math = False
         if line.strip():
@@ -152,10 +171,12 @@ def render(text: str, ctx: Context) -> str:
         if ADMONITION_TITLE.match(line):
             # The title becomes a <summary>, itself a control: a link inside it is a control inside a
             # control (axe: nested-interactive). The number stays; its receipt is in the body and ledger.
-            expanded = MD_LINK.sub(r"\1", LINK_TAG.sub("", expanded))
+            expanded = MD_LINK.sub(r"\1", LINK_TAG.sub("", SOURCE_MARK.sub("", expanded)))
         return expanded
 
     ctx.source = text  # figref() numbers figures by where the page shows them
+    ctx.labelled = labelled_claims(text)
+    ctx.works = set()
     lines: list[str] = []
     for line, is_prose in outside_fences(text):
         if is_prose:

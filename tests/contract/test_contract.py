@@ -195,16 +195,31 @@ def ctx(*records: claims.Claim, **kw: object) -> render.Context:
     return render.Context(page="module/gradient-highway.md", cpu={r.id: r for r in records}, **kw)
 
 
+@pytest.fixture(autouse=True)
+def labelled(monkeypatch):
+    """The test records' results as facts/receipts.toml would name them: "x" of every claim is a result."""
+    from sitekit import receipt_labels
+
+    monkeypatch.setattr(receipt_labels, "labels", lambda: {cid: {"x": "The value"} for cid in RESULT_CLAIMS})
+
+
+RESULT_CLAIMS = (
+    "add_node_passes_upstream_gradient_unchanged",
+    "zeroed_block_returns_its_input_exactly",
+    "plain_stack_input_gradient_vanishes_by_depth_50",
+)
+
+
 def test_a_fresh_passing_claim_fills_values_tables_and_errors():
     c = record()
     text = 'v={{ value("%s", "x", ".2f") }}\n{{ table("%s", "t") }}\n{{ error("%s", "err") }}' % ((c.id,) * 3)
     out = render.render(text, ctx(c))
     assert out.startswith(
-        'v=<a class="rcpt num reading" href="../../claims/#claim-add-node-passes-upstream-gradient-unchanged"'
+        'v=<a class="rcpt num k-measured" href="../../claims/#claim-add-node-passes-upstream-gradient-unchanged"'
     )
     assert 'data-key="x" id="use-add-node-passes-upstream-gradient-unchanged">1.50</a>\n| a | b |' in out
     assert "RuntimeError: boom" in out
-    assert out.count('class="rcpt-line"') == 2  # one receipt under the table, one under the error
+    assert out.count('class="rcpt-line"') == 2  # one "measured" mark under the table, one under the error
 
 
 def text_of(html: str) -> str:
@@ -437,7 +452,7 @@ def test_a_table_column_keeps_one_notation_and_its_significant_figures():
 def test_a_value_inside_math_is_plain_tex_even_across_lines():
     c = record(values={"x": 4.4e-29, "n": 128})
     one = render.render('\\( d = {{ value("%s", "n") }} \\) and {{ value("%s", "x", ".1e") }}' % (c.id, c.id), ctx(c))
-    assert one.startswith('\\( d = 128 \\) and <a class="rcpt num reading"')
+    assert one.startswith('\\( d = 128 \\) and <a class="rcpt num k-measured"')
     two = render.render('\\[\n x = {{ value("%s", "x", ".1e") }}\n\\]\n\n{{ claim("%s") }}' % (c.id, c.id), ctx(c))
     assert "x = 4.4 \\times 10^{-29}\n" in two and "<a" not in two.split("\\]")[0]
 
@@ -445,7 +460,7 @@ def test_a_value_inside_math_is_plain_tex_even_across_lines():
 def test_a_claim_marker_appears_only_where_no_number_already_carries_the_receipt():
     c = record()
     alone = render.render('A sentence. {{ claim("%s") }}' % c.id, ctx(c))
-    assert 'class="rcpt rcpt-mark"' in alone and "verified" not in text_of(alone)
+    assert 'class="rcpt rcpt-mark k-measured"' in alone and "verified" not in text_of(alone)
     with_number = render.render('It is {{ value("%s", "x") }}. {{ claim("%s") }}' % (c.id, c.id), ctx(c))
     assert with_number.count("<a ") == 1 and with_number.endswith("</a>.")
     under_a_table = render.render('{{ table("%s", "t") }}\n\n{{ claim("%s") }}' % (c.id, c.id), ctx(c))
@@ -453,7 +468,7 @@ def test_a_claim_marker_appears_only_where_no_number_already_carries_the_receipt
     indented = render.render('    {{ table("%s", "t") }}\n\n    {{ claim("%s") }} Then more.' % (c.id, c.id), ctx(c))
     assert indented.endswith("\n\n    Then more."), "a claim that adds nothing keeps the line's indentation"
     later = render.render('It is {{ value("%s", "x") }}.\n\nMore.\n\n{{ claim("%s") }}' % (c.id, c.id), ctx(c))
-    assert later.count("<a ") == 2
+    assert later.count("<a ") == 1, "one mark a claim a page: a later sentence about it stays plain"
 
 
 def test_the_first_receipt_on_the_claims_own_page_is_the_ledgers_back_link_target():
@@ -515,8 +530,8 @@ def test_a_question_title_shows_a_fact_without_its_link():
     fid = next(iter(__import__("sitekit.facts", fromlist=["registry"]).registry().facts))
     text = f'??? question "Q: {{{{ fact("{fid}") }}}} layers?"\n\n    Body {{{{ fact("{fid}") }}}}.'
     title, body = render.render(text, ctx()).split("\n\n")
-    assert "](" not in title and "<a" not in title
-    assert "](" in body  # the body keeps its link to the Sources entry
+    assert "](" not in title and "<a" not in title and "†" not in title
+    assert 'class="src"' in body  # the body keeps its source mark, linked to the Sources entry
 
 
 def test_a_sentence_mark_after_a_macro_line_joins_it():
@@ -530,9 +545,9 @@ def test_a_claim_marker_sits_on_the_word_before_it_so_no_reading_of_the_page_has
     dropped (search index, reader mode, copied text), not "rounding ."."""
     c = record()
     inline = render.render('to the same works {{ claim("%s") }}. Every' % c.id, ctx(c))
-    assert inline.startswith('to the same works<a class="rcpt rcpt-mark"') and inline.endswith("</a>. Every")
+    assert inline.startswith('to the same works<a class="rcpt rcpt-mark k-measured"') and inline.endswith("</a>. Every")
     own_line = render.render('weights, to float64 rounding\n{{ claim("%s") }}. The original' % c.id, ctx(c))
-    assert own_line.startswith('weights, to float64 rounding<a class="rcpt rcpt-mark"'), own_line
+    assert own_line.startswith('weights, to float64 rounding<a class="rcpt rcpt-mark k-measured"'), own_line
     assert "\n" not in own_line and own_line.endswith("</a>. The original")
     assert text_of(own_line) == "weights, to float64 rounding. The original"
     kept = render.render('## A heading\n{{ claim("%s") }} after it' % c.id, ctx(c))
@@ -542,7 +557,7 @@ def test_a_claim_marker_sits_on_the_word_before_it_so_no_reading_of_the_page_has
 def test_a_marker_after_a_formula_and_a_colon_left_by_a_claim_join_the_text_before():
     c = record()
     after_math = render.render('norms\' \\(12d^2 + 13d\\) {{ claim("%s") }}.' % c.id, ctx(c))
-    assert '\\)<a class="rcpt rcpt-mark"' in after_math and after_math.endswith("</a>.")
+    assert '\\)<a class="rcpt rcpt-mark k-measured"' in after_math and after_math.endswith("</a>.")
     colon = render.render('by {{ value("%s", "x") }}\n{{ claim("%s") }}:\n\nNext' % (c.id, c.id), ctx(c))
     assert text_of(colon).startswith("by 1.5:"), colon
     assert render.render("Term\n: a definition", ctx()) == "Term\n: a definition"  # Markdown's own colon
@@ -572,11 +587,35 @@ def test_how_we_check_says_what_this_build_ran_or_reused():
     assert "1 run by this build and 1 reused from an earlier run" in head
 
 
-def test_a_recorded_reading_is_marked_apart_from_an_asserted_value():
-    c = record(asserted_keys=["x"], values={"x": 1.5, "y": 2.5})
-    out = render.render('{{ value("%s", "x", ".2f") }} {{ value("%s", "y", ".2f") }}' % (c.id, c.id), ctx(c))
-    first, second = out.split("</a> ", 1)
-    assert 'class="rcpt num"' in first and 'class="rcpt num reading"' in second
+def test_only_a_labelled_result_carries_a_receipt_and_only_its_first_on_a_page():
+    """Bound everywhere, marked where it matters: a setting ("y", unlabelled) prints as plain text; the result
+    ("x") carries one receipt a page, whose popover leads with its label; a later mention is plain."""
+    c = record(asserted_keys=["x", "y"], values={"x": 1.5, "y": 5})
+    text = 'Over {{ value("%s", "y") }} seeds: {{ value("%s", "x", ".2f") }}.\n\nAgain {{ value("%s", "x", ".2f") }}.'
+    page = ctx(c)
+    out = render.render(text % ((c.id,) * 3), page)
+    assert out.count("<a ") == 1 and text_of(out) == "Over 5 seeds: 1.50.\n\nAgain 1.50."
+    assert 'data-key="x"' in out and 'data-key="y"' not in out
+    assert page.receipts[c.id]["what"] == {"x": "The value"}
+    assert page.receipts[c.id]["title"] == "Add node passes upstream gradient unchanged"
+
+
+def test_a_paragraph_carries_at_most_three_marks_and_a_fourth_result_waits_for_its_next_mention(monkeypatch):
+    ids = (*RESULT_CLAIMS, "fourth_claim")
+    recs = [record(cid) for cid in ids]
+    from sitekit import receipt_labels
+
+    monkeypatch.setattr(receipt_labels, "labels", lambda: {cid: {"x": "The value"} for cid in ids})
+    calls = " ".join('{{ value("%s", "x") }}' % cid for cid in ids)
+    out = render.render(calls + '\n\nLater {{ value("fourth_claim", "x") }}.', ctx(*recs))
+    first, later = out.split("\n\n")
+    assert first.count('class="rcpt num') == 3 and later.count('class="rcpt num') == 1
+
+
+def test_a_claim_marker_for_a_claim_whose_result_is_marked_later_on_the_page_adds_nothing():
+    c = record()
+    out = render.render('A sentence. {{ claim("%s") }}\n\nThe result: {{ value("%s", "x") }}.' % (c.id, c.id), ctx(c))
+    assert out.count("<a ") == 1 and 'class="rcpt num' in out
 
 
 def test_two_claim_tests_with_one_name_in_different_files_are_refused(tmp_path):

@@ -90,13 +90,15 @@ def test_the_model_zoo_listing_shows_the_registry_values():
         assert ops == reg.value(f"{name}_ops"), name
 
 
-def test_a_fact_on_a_page_links_to_its_source_entry():
+def test_a_fact_reads_as_plain_text_with_one_source_mark_a_work_a_paragraph():
     from sitekit import render
 
     ctx = render.Context(page="module/depth-vs-width.md", cpu={})
-    out = render.render('DenseNet-121: {{ fact("densenet121_top1") }}.', ctx)
-    assert out.startswith("DenseNet-121: [74.434%](sources.md#fact-densenet121-top1 ")
-    assert "densenet.py" in out and "{ .fact }" in out
+    out = render.render('DenseNet-121: {{ fact("densenet121_top1") }}, {{ fact("densenet121_top1") }}.', ctx)
+    assert out.startswith('DenseNet-121: 74.434%<sup class="src"><a href="../sources/#fact-densenet121-top1" ')
+    assert "densenet.py" in out and out.count("†") == 1 and out.endswith("</sup>, 74.434%.")
+    again = render.render('One: {{ fact("densenet121_top1") }}.\n\nTwo: {{ fact("densenet121_top1") }}.', ctx)
+    assert again.count("†") == 2  # a new paragraph names its source again
 
 
 def test_the_sources_page_lists_every_fact_and_every_work():
