@@ -411,6 +411,14 @@ MUTANTS = (
         listing="answers",
     ),
     Mutant(
+        "direct-share-own-sigma",
+        "Lab 3's worked answer divides each part by its own size instead of the whole stream's",
+        "snippets/lab_transformer/reading_tasks_solution.py",
+        "var = stream.var(-1, unbiased=False, keepdim=True)",
+        "var = part.var(-1, unbiased=False, keepdim=True)",
+        listing="answers",
+    ),
+    Mutant(
         "drop-path-keep-as-flag",
         "keep[l] is read as a yes/no flag, so a kept write is added unscaled instead of times keep[l] = 1/(1 − p_l)",
         "snippets/encyclopedia/ensembles.py",

@@ -44,6 +44,7 @@ PUBLISHED = {
     "module/check_exercise.py": "snippets/exercise/check.py",  # the self-check, standalone
     "module/lab_paths_tasks.py": "snippets/lab_paths/tasks.py",  # Lab 1's tasks and their self-check
     "module/lab_stream_tasks.py": "snippets/lab_transformer/tasks.py",  # Lab 2's
+    "module/lab_reading_tasks.py": "snippets/lab_transformer/reading_tasks.py",  # Lab 3's
 }
 
 
