@@ -72,7 +72,6 @@ def lr_sweep(values: Values) -> Any:
     _plain_ticks(ax, everything)
     ax.set_xlabel(f"peak learning rate (SGD, momentum, cosine decay, {values[PLAIN]['steps']} steps)")
     ax.set_ylabel("final training loss")
-    ax.set_title(f"Median and min–max over {values[PLAIN]['seeds']} seeds")
     ax.legend(loc="lower left", fontsize=9)
     fig.tight_layout()
     return fig
@@ -101,7 +100,6 @@ def training_curves(values: Values) -> Any:
     _plain_ticks(ax, everything)
     ax.set_xlabel("epoch (same batches for every net)")
     ax.set_ylabel("mean training loss")
-    ax.set_title(f"Each net at its own best rate; median and min–max over {values[PLAIN]['seeds']} seeds")
     ax.legend(loc="lower left", fontsize=9)
     fig.tight_layout()
     return fig
@@ -110,8 +108,9 @@ def training_curves(values: Values) -> Any:
 @figure(
     "degradation-digits",
     claims=[DIGITS],
-    caption="Plain convolutional nets and ResNets on the handwritten digits: mean training loss per epoch (left) "
-    "and final training error against depth (right, every seed a point, the line through the medians). The "
+    caption="Plain convolutional nets and ResNets on the handwritten digits, every net at one learning rate: mean "
+    "training loss per epoch (left, median and min–max band over the seeds) and final training error against depth "
+    "(right, every seed a point, the line through the medians). The "
     "deeper plain net trains worse on every seed; the deeper ResNet far less, and not on every seed.",
 )
 def digits(values: Values) -> Any:
@@ -145,6 +144,5 @@ def digits(values: Values) -> Any:
     right.set_xlabel("weight layers")
     right.set_ylabel("final training error (%)")
     right.legend(loc="upper left", fontsize=9)
-    fig.suptitle(f"{v['seeds']} seeds, {v['steps']} steps, one learning rate for every net", fontsize=10)
     fig.tight_layout()
     return fig

@@ -40,6 +40,5 @@ def exercise_loss_curves(values: Values) -> Any:
         ax.set_xlabel("epoch")
         ax.legend(loc="upper right", fontsize=9)
     axes[0].set_ylabel("training MSE")
-    fig.suptitle(f"{v['seeds']} seeds, {v['epochs']} epochs", fontsize=12)
     fig.tight_layout()
     return fig
