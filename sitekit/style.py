@@ -44,7 +44,7 @@ LOOKS: dict[str, Look] = {
     "pre-norm": Look("#CC79A7", "-", "^", "pre-norm"),  # reddish purple
     "post-norm": Look("#7A7A7A", ":", "v", "post-norm"),  # grey, unlike He init beside it
     "peri-norm": Look("#4477AA", "--", "p", "peri-norm"),  # Tol blue
-    "deepnorm": Look("#228833", "-.", ">", "DeepNorm"),  # green
+    "deepnorm": Look("#CC3311", "-.", ">", "DeepNorm"),  # Tol red: far from ReZero's bluish green beside it
     "wide": Look("#7E57C2", "--", "P", "wide"),  # violet
     "drop-path": Look("#AA4499", "-.", "X", "drop-path"),  # purple
     "post-norm + warm-up": Look("#DDAA33", "--", "<", "post-norm + warm-up"),  # gold, near post-norm
