@@ -58,16 +58,19 @@
     var lo = Math.min.apply(null, all), hi = Math.max.apply(null, all);
     var log = lo > 0 && hi / lo > 100;
     var f = log ? Math.log10 : function (v) { return v; };
-    var y0 = log ? Math.floor(f(lo)) : 0, y1 = log ? Math.ceil(f(hi)) : hi * 1.08;
+    // The axis runs from a labelled tick below the lowest value to a labelled tick above the highest, so
+    // every point lies between two labels (a top left unlabelled hid how far the largest values reach).
+    var step = log ? Math.max(1, Math.ceil((Math.ceil(f(hi)) - Math.floor(f(lo))) / 6)) : niceStep(hi / 5);
+    var y0 = log ? Math.floor(f(lo) / step) * step : 0;
+    var y1 = Math.max(y0 + step, Math.ceil(f(hi) / step - 1e-9) * step);
     var x0 = o.xs[0], x1 = o.xs[o.xs.length - 1];
     var X = function (x) { return M.l + ((x - x0) / (x1 - x0)) * (W - M.l - M.r); };
     var Y = function (v) { return H - M.b - ((f(v) - y0) / (y1 - y0)) * (H - M.t - M.b); };
     var axis = svgEl("g", { class: "rs-x-axis" }, svg);
     svgEl("line", { x1: M.l, y1: H - M.b, x2: W - M.r, y2: H - M.b }, axis);
     svgEl("line", { x1: M.l, y1: M.t, x2: M.l, y2: H - M.b }, axis);
-    var step = log ? Math.max(1, Math.ceil((y1 - y0) / 6)) : niceStep(y1 / 5);
-    for (var t = y0; t <= y1 + 1e-9; t += step) {
-      var v = log ? Math.pow(10, t) : t, y = Y(v);
+    for (var k = 0; y0 + k * step <= y1 + 1e-9 * step; k++) {
+      var t = y0 + k * step, v = log ? Math.pow(10, t) : t, y = Y(v);
       svgEl("line", { x1: M.l, y1: y, x2: W - M.r, y2: y, class: "rs-x-grid" }, axis);
       withPowers(svgEl("text", { x: M.l - 6, y: y, "text-anchor": "end", "dominant-baseline": "central" }, axis),
         log ? power(t) : String(Number(t.toPrecision(3))), true);
