@@ -72,7 +72,7 @@ def lr_sweep(values: Values) -> Any:
     _plain_ticks(ax, everything)
     ax.set_xlabel(f"peak learning rate (SGD, momentum, cosine decay, {values[PLAIN]['steps']} steps)")
     ax.set_ylabel("final training loss")
-    ax.legend(loc="lower left", fontsize=9)
+    ax.legend(loc="lower left")
     fig.tight_layout()
     return fig
 
@@ -100,7 +100,7 @@ def training_curves(values: Values) -> Any:
     _plain_ticks(ax, everything)
     ax.set_xlabel("epoch (same batches for every net)")
     ax.set_ylabel("mean training loss")
-    ax.legend(loc="lower left", fontsize=9)
+    ax.legend(loc="lower left")
     fig.tight_layout()
     return fig
 
@@ -132,7 +132,7 @@ def digits(values: Values) -> Any:
     _plain_ticks(left, everything)
     left.set_xlabel(f"epoch ({v['n']} images, same batches for every net)")
     left.set_ylabel("mean training loss")
-    left.legend(loc="lower left", fontsize=9)
+    left.legend(loc="lower left")
     for kind, by_depth in v["error"].items():
         style = look("residual" if kind == "resnet" else "plain").kw("ResNet" if kind == "resnet" else "plain")
         depths = [int(d) for d in by_depth]
@@ -143,6 +143,6 @@ def digits(values: Values) -> Any:
     right.set_xticks(depths, [str(d) for d in depths])
     right.set_xlabel("weight layers")
     right.set_ylabel("final training error (%)")
-    right.legend(loc="upper left", fontsize=9)
+    right.legend(loc="upper left")
     fig.tight_layout()
     return fig

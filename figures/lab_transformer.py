@@ -92,7 +92,7 @@ def rate_sweep(values: Values) -> Any:
         ax.set_xlabel("learning rate")
         ax.set_title(f"{v['depth']} blocks")
     axes[0].set_ylabel("held-out loss (nats)")
-    fig.legend(*axes[0].get_legend_handles_labels(), loc="lower center", ncol=2, fontsize=10)
+    fig.legend(*axes[0].get_legend_handles_labels(), loc="lower center", ncol=2)
     fig.tight_layout(rect=(0, 0.2, 1, 1))
     return fig
 
@@ -118,7 +118,7 @@ def write_ratios(values: Values) -> Any:
     axes[0].set_title("After training")
     axes[1].set_xlabel("training step")
     axes[1].set_title("Median over blocks")
-    fig.legend(*axes[0].get_legend_handles_labels(), loc="lower center", ncol=3, fontsize=10)
+    fig.legend(*axes[0].get_legend_handles_labels(), loc="lower center", ncol=3)
     fig.tight_layout(rect=(0, 0.17, 1, 1))
     return fig
 
@@ -174,7 +174,7 @@ def attribution(values: Values) -> Any:
     left, right = [k - 0.2 for k in blocks], [k + 0.2 for k in blocks]
     axes[1].bar(left, p["restored"], width=0.4, color=st.color, label="denoising: restored")
     axes[1].bar(right, p["noised"], width=0.4, color=look("neutral").color, label="noising: lost")
-    axes[1].legend(loc="upper left", fontsize=10)
+    axes[1].legend(loc="upper left")
     axes[1].axhline(0, color=look("neutral").color, linewidth=1)
     axes[1].set_xticks(list(blocks))
     axes[1].set_xlabel("patched block")
