@@ -102,6 +102,37 @@ def test_stream_explorable_shows_the_recorded_series_block_by_block(new_context:
     assert not page.errors
 
 
+def _outside_the_labelled_axis(figure: Any) -> list[float]:
+    """The chart's points that lie above its top labelled gridline or below its bottom one (SVG y grows down)."""
+    return figure.locator("svg.rs-x-chart").evaluate(
+        """svg => {
+          const grid = [...svg.querySelectorAll('.rs-x-grid')].map(g => parseFloat(g.getAttribute('y1')));
+          const top = Math.min(...grid), bottom = Math.max(...grid);
+          return [...svg.querySelectorAll('.rs-x-line, polygon')]
+            .flatMap(line => line.getAttribute('points').trim().split(/\\s+/).map(p => parseFloat(p.split(',')[1])))
+            .filter(y => y < top - 0.5 || y > bottom + 0.5);
+        }"""
+    )
+
+
+def test_the_explorables_label_the_axis_above_and_below_every_point(new_context: Any, base_url: str) -> None:
+    """The y axis ends on labelled ticks that enclose the data (the residual curve once ran past the top label),
+    and Part 5's chart says which scale it uses: ticking He init selects "log scale", which the reader can undo."""
+    page, figure = _open(new_context, base_url, GRADIENT)
+    for init in ("default", "he"):
+        figure.locator(f'input[type="radio"][value="{init}"]').check()
+        assert not _outside_the_labelled_axis(figure), init
+    page, figure = _open(new_context, base_url, STREAM)
+    assert figure.locator('input[type="radio"][value="linear"]').is_checked()
+    assert not _outside_the_labelled_axis(figure)
+    figure.locator('input[type="checkbox"]').last.check()  # He init, whose growth spans eleven decades
+    assert figure.locator('input[type="radio"][value="log"]').is_checked()
+    assert not _outside_the_labelled_axis(figure)
+    figure.locator('input[type="radio"][value="linear"]').check()
+    assert not _outside_the_labelled_axis(figure)
+    assert not page.errors
+
+
 def test_without_javascript_the_static_figures_remain(new_context: Any, base_url: str) -> None:
     for name in (GRADIENT, STREAM):
         _, figure = _open(new_context, base_url, name, java_script_enabled=False)
