@@ -102,6 +102,37 @@ def test_stream_explorable_shows_the_recorded_series_block_by_block(new_context:
     assert not page.errors
 
 
+def _outside_the_labelled_axis(figure: Any) -> list[float]:
+    """The chart's points that lie above its top labelled gridline or below its bottom one (SVG y grows down)."""
+    return figure.locator("svg.rs-x-chart").evaluate(
+        """svg => {
+          const grid = [...svg.querySelectorAll('.rs-x-grid')].map(g => parseFloat(g.getAttribute('y1')));
+          const top = Math.min(...grid), bottom = Math.max(...grid);
+          return [...svg.querySelectorAll('.rs-x-line, polygon')]
+            .flatMap(line => line.getAttribute('points').trim().split(/\\s+/).map(p => parseFloat(p.split(',')[1])))
+            .filter(y => y < top - 0.5 || y > bottom + 0.5);
+        }"""
+    )
+
+
+def test_the_explorables_label_the_axis_above_and_below_every_point(new_context: Any, base_url: str) -> None:
+    """The y axis ends on labelled ticks that enclose the data (the residual curve once ran past the top label),
+    and Part 5's chart says which scale it uses: ticking He init selects "log scale", which the reader can undo."""
+    page, figure = _open(new_context, base_url, GRADIENT)
+    for init in ("default", "he"):
+        figure.locator(f'input[type="radio"][value="{init}"]').check()
+        assert not _outside_the_labelled_axis(figure), init
+    page, figure = _open(new_context, base_url, STREAM)
+    assert figure.locator('input[type="radio"][value="linear"]').is_checked()
+    assert not _outside_the_labelled_axis(figure)
+    figure.locator('input[type="checkbox"]').last.check()  # He init, whose growth spans eleven decades
+    assert figure.locator('input[type="radio"][value="log"]').is_checked()
+    assert not _outside_the_labelled_axis(figure)
+    figure.locator('input[type="radio"][value="linear"]').check()
+    assert not _outside_the_labelled_axis(figure)
+    assert not page.errors
+
+
 def test_without_javascript_the_static_figures_remain(new_context: Any, base_url: str) -> None:
     for name in (GRADIENT, STREAM):
         _, figure = _open(new_context, base_url, name, java_script_enabled=False)
@@ -111,26 +142,44 @@ def test_without_javascript_the_static_figures_remain(new_context: Any, base_url
         assert "Figure" in (figure.locator("figcaption").text_content() or "")
 
 
-def test_figure_text_is_at_least_9pt_at_1280px(new_context: Any, base_url: str) -> None:
-    """Tick labels and legends of every plot, as displayed: 9 pt is 12 CSS px."""
+# The size of each label of an SVG (a function of the svg, in its own units): a <text>'s own size where it
+# holds text itself, else its largest <tspan>'s (matplotlib sets a formula glyph by glyph), so an exponent or
+# a subscript, set smaller as in print, does not stand for the label it belongs to.
+LABEL_SIZES = """svg => [...svg.querySelectorAll('text')].map(t => {
+  const size = node => parseFloat(getComputedStyle(node).fontSize);
+  const own = [...t.childNodes].some(n => n.nodeType === Node.TEXT_NODE && n.textContent.trim());
+  const spans = [...t.querySelectorAll('tspan')].map(size);
+  return Math.max(...(own || !spans.length ? [size(t)] : []), ...spans);
+})"""
+
+
+def test_figure_text_is_at_least_9pt_at_1280px_and_no_larger_than_the_prose(new_context: Any, base_url: str) -> None:
+    """Tick labels and legends of every plot, as displayed: 9 pt is 12 CSS px; and none louder than the
+    paragraph text beside it."""
     small: list[str] = []
+    large: list[str] = []
     for path in site_pages():
         if soup(path).select_one("figure.rs-figure svg.rs-svg") is None:
             continue
         page = new_context(java_script_enabled=False).new_page()
         page.goto(base_url + path, wait_until="load")
-        sizes = page.evaluate(
-            """() => [...document.querySelectorAll('figure.rs-figure svg.rs-svg')]
-              .filter(svg => svg.getBoundingClientRect().width > 0)  // the phone's drawing is hidden here
-              .map(svg => {
-                const scale = svg.getBoundingClientRect().width / svg.viewBox.baseVal.width;
-                const sizes = [...svg.querySelectorAll('text, tspan')]
-                  .map(t => parseFloat(getComputedStyle(t).fontSize) * scale);
-                return [svg.closest('figure').id, Math.min(...sizes)];
-            })"""
+        body, sizes = page.evaluate(
+            "() => { const sizesOf = "
+            + LABEL_SIZES
+            + """;
+              const body = parseFloat(getComputedStyle(document.querySelector('.md-content .md-typeset')).fontSize);
+              return [body, [...document.querySelectorAll('figure.rs-figure svg.rs-svg')]
+                .filter(svg => svg.getBoundingClientRect().width > 0)  // the phone's drawing is hidden here
+                .map(svg => {
+                  const scale = svg.getBoundingClientRect().width / svg.viewBox.baseVal.width;
+                  const sizes = sizesOf(svg).map(px => px * scale);
+                  return [svg.closest('figure').id, Math.min(...sizes), Math.max(...sizes)];
+              })]; }"""
         )
-        small += [f"/{path} {fid}: {px:.1f}px" for fid, px in sizes if math.isfinite(px) and px < 11.5]
+        small += [f"/{path} {fid}: {px:.1f}px" for fid, px, _ in sizes if math.isfinite(px) and px < 11.5]
+        large += [f"/{path} {fid}: {px:.1f}px" for fid, _, px in sizes if math.isfinite(px) and px > body + 0.5]
     assert not small, f"figure text under 9 pt at 1280 px: {small}"
+    assert not large, f"figure text larger than the prose at 1280 px: {large}"
 
 
 PHONE_PLOT_PX = 10.0  # the smallest plot text a 390 px phone shows (tick labels come out near 14 px)
@@ -151,19 +200,21 @@ def test_every_figure_fits_a_390px_phone_with_readable_text(new_context: Any, ba
             page.set_viewport_size({"width": 390, "height": 844})
             page.goto(base_url + path, wait_until="load")
             rows = page.evaluate(
-                """() => [...document.querySelectorAll('figure.rs-figure')].map(f => {
+                "() => { const sizesOf = "
+                + LABEL_SIZES
+                + """;
+                  return [...document.querySelectorAll('figure.rs-figure')].map(f => {
                     const shown = [...f.querySelectorAll('svg.rs-svg, svg.rs-x-chart')]
                       .filter(svg => svg.getBoundingClientRect().width > 0);
                     const plots = shown.filter(svg => !svg.hasAttribute('style'));
                     const text = plots.map(svg => {
                       const scale = svg.getBoundingClientRect().width / svg.viewBox.baseVal.width;
-                      return Math.min(...[...svg.querySelectorAll('text, tspan')].map(t =>
-                        (parseFloat(t.getAttribute('font-size')) || parseFloat(getComputedStyle(t).fontSize)) * scale));
+                      return Math.min(...sizesOf(svg).map(px => px * scale));
                     });
                     return {id: f.id, scroll: f.scrollWidth, width: f.clientWidth, shown: shown.length,
                             narrow: shown.every(svg => !svg.classList.contains('rs-svg-wide')),
                             text: Math.min(...text)};
-                })"""
+                }); }"""
             )
             for r in rows:
                 where = f"/{path} {r['id']} ({'with' if scripts else 'without'} scripts)"
@@ -210,7 +261,7 @@ def test_the_stream_explorables_toggles_show_each_series_line_not_only_its_colou
 ) -> None:
     """Post-norm and He init sit side by side in the toggles: each label draws its line's dash pattern."""
     page, figure = _open(new_context, base_url, STREAM)
-    labels = figure.locator(".rs-x-toggle label")
+    labels = figure.locator('.rs-x-toggle[aria-label="series shown"] label')  # not the scale's
     looks = [
         (
             (labels.nth(i).text_content() or "").strip(),

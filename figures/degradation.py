@@ -72,8 +72,7 @@ def lr_sweep(values: Values) -> Any:
     _plain_ticks(ax, everything)
     ax.set_xlabel(f"peak learning rate (SGD, momentum, cosine decay, {values[PLAIN]['steps']} steps)")
     ax.set_ylabel("final training loss")
-    ax.set_title(f"Median and min–max over {values[PLAIN]['seeds']} seeds")
-    ax.legend(loc="lower left", fontsize=9)
+    ax.legend(loc="lower left")
     fig.tight_layout()
     return fig
 
@@ -101,8 +100,7 @@ def training_curves(values: Values) -> Any:
     _plain_ticks(ax, everything)
     ax.set_xlabel("epoch (same batches for every net)")
     ax.set_ylabel("mean training loss")
-    ax.set_title(f"Each net at its own best rate; median and min–max over {values[PLAIN]['seeds']} seeds")
-    ax.legend(loc="lower left", fontsize=9)
+    ax.legend(loc="lower left")
     fig.tight_layout()
     return fig
 
@@ -110,8 +108,9 @@ def training_curves(values: Values) -> Any:
 @figure(
     "degradation-digits",
     claims=[DIGITS],
-    caption="Plain convolutional nets and ResNets on the handwritten digits: mean training loss per epoch (left) "
-    "and final training error against depth (right, every seed a point, the line through the medians). The "
+    caption="Plain convolutional nets and ResNets on the handwritten digits, every net at one learning rate: mean "
+    "training loss per epoch (left, median and min–max band over the seeds) and final training error against depth "
+    "(right, every seed a point, the line through the medians). The "
     "deeper plain net trains worse on every seed; the deeper ResNet far less, and not on every seed.",
 )
 def digits(values: Values) -> Any:
@@ -133,7 +132,7 @@ def digits(values: Values) -> Any:
     _plain_ticks(left, everything)
     left.set_xlabel(f"epoch ({v['n']} images, same batches for every net)")
     left.set_ylabel("mean training loss")
-    left.legend(loc="lower left", fontsize=9)
+    left.legend(loc="lower left")
     for kind, by_depth in v["error"].items():
         style = look("residual" if kind == "resnet" else "plain").kw("ResNet" if kind == "resnet" else "plain")
         depths = [int(d) for d in by_depth]
@@ -144,7 +143,6 @@ def digits(values: Values) -> Any:
     right.set_xticks(depths, [str(d) for d in depths])
     right.set_xlabel("weight layers")
     right.set_ylabel("final training error (%)")
-    right.legend(loc="upper left", fontsize=9)
-    fig.suptitle(f"{v['seeds']} seeds, {v['steps']} steps, one learning rate for every net", fontsize=10)
+    right.legend(loc="upper left")
     fig.tight_layout()
     return fig

@@ -40,7 +40,7 @@ def params_vs_top1(values: Values) -> Any:
             xytext=(8 if right else -8, -4),
             ha="left" if right else "right",
             va="center",
-            fontsize=10,
+            fontsize=8.5,
         )
     ax.set_xlabel("parameters (millions, counted from the built models)")
     ax.set_ylabel("top-1 accuracy (%)")
@@ -73,7 +73,7 @@ def accuracy_parameter_frontier(values: Values) -> Any:
         ax.plot([p for p, _, _ in pts], [a for _, a, _ in pts], **look(key).kw(f"{family} (V1 weights)"))
         for p, a, name in pts:
             label = name.replace("densenet", "DenseNet-").replace("resnet", "ResNet-")
-            ax.annotate(label, (p, a), textcoords="offset points", xytext=(6, -10), fontsize=9)
+            ax.annotate(label, (p, a), textcoords="offset points", xytext=(6, -10), fontsize=8)
     v2 = sorted((r[2] / 1e6, v["acc1_v2"][r[0]]) for r in rows if r[0] in v["acc1_v2"])
     st = look("residual")
     ax.plot(

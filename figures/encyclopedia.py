@@ -72,7 +72,7 @@ def norm_placement(values: Values) -> Any:
     right.set_ylabel(r"output change, $\|\Delta y\| / \|y\|$")
     right.set_title("One SGD step")
     handles, labels = left.get_legend_handles_labels()
-    fig.legend(handles, labels, loc="lower center", ncol=4, fontsize=10)
+    fig.legend(handles, labels, loc="lower center", ncol=4)
     fig.tight_layout(rect=(0, 0.09, 1, 1))
     return fig
 
@@ -114,7 +114,7 @@ def depth_scaling(values: Values) -> Any:
     right.set_ylabel(r"$\ln\,(\|h_L\|^2 / \|h_0\|^2)$")
     right.set_title("A fresh branch per block")
     handles, labels = right.get_legend_handles_labels()
-    fig.legend(handles, labels, loc="lower center", ncol=4, fontsize=10)
+    fig.legend(handles, labels, loc="lower center", ncol=4)
     fig.tight_layout(rect=(0, 0.09, 1, 1))
     return fig
 
@@ -187,7 +187,7 @@ def unet_denoising(values: Values) -> Any:
     right.set_ylabel("test mean squared error")
     right.set_title("Test error while training")
     handles, labels = right.get_legend_handles_labels()
-    fig.legend(handles, labels, loc="lower center", ncol=2, fontsize=10)
+    fig.legend(handles, labels, loc="lower center", ncol=2)
     fig.tight_layout(rect=(0, 0.13, 1, 1))
     return fig
 
@@ -224,7 +224,7 @@ def trained_stream(values: Values) -> Any:
     right.set_xlabel("block $k$ (0 = embedding)")
     right.set_ylabel("held-out loss (nats)")
     right.set_title("Read through a lens")
-    right.legend(loc="upper right", fontsize=10)
+    right.legend(loc="upper right")
     fig.tight_layout()
     return fig
 
@@ -307,7 +307,7 @@ def depth_transfer(values: Values) -> Any:
             ax.axvline(best, color=colour, linewidth=0.9, linestyle=line, alpha=0.7)
         ax.set_yscale("log")
         ax.yaxis.set_minor_formatter(NullFormatter())  # decades only: the minor labels crowd
-        ax.set_title(panels[name], fontsize=10)
+        ax.set_title(panels[name])
         ax.set_xlabel(r"$\log_2$ rate")
     axes[0].set_ylabel("mean training loss")
     depths = list(r["median_curves"][names[0]])
@@ -315,6 +315,6 @@ def depth_transfer(values: Values) -> Any:
         Line2D([], [], color=INK, linestyle=line, marker="o", markersize=4, markerfacecolor=face or INK)
         for line, face in styles
     ]
-    fig.legend(handles, [f"{d} blocks" for d in depths], loc="lower center", ncol=2, fontsize=10)
+    fig.legend(handles, [f"{d} blocks" for d in depths], loc="lower center", ncol=2)
     fig.tight_layout(rect=(0, 0.1, 1, 1))
     return fig

@@ -38,8 +38,7 @@ def exercise_loss_curves(values: Values) -> Any:
                 ax.plot(range(1, len(losses) + 1), losses, alpha=0.8, lw=1.3, **kw)
         ax.set_yscale("log")
         ax.set_xlabel("epoch")
-        ax.legend(loc="upper right", fontsize=9)
+        ax.legend(loc="upper right")
     axes[0].set_ylabel("training MSE")
-    fig.suptitle(f"{v['seeds']} seeds, {v['epochs']} epochs", fontsize=12)
     fig.tight_layout()
     return fig

@@ -18,8 +18,9 @@ WRITES = "batchnorm_block_writes_shrink_like_inverse_sqrt_depth"
     "lab-path-lengths",
     claims=[PATHS],
     caption="How the paths through a deep residual stack, and the energy of the gradient they carry, spread "
-    "over path length: the paths bunch in the middle of the range; with the default init the gradient's energy "
-    "travels on short paths (the count × size weighting, dashed, puts it further right), with He init on long ones.",
+    "over path length (median over the seeds): the paths bunch in the middle of the range; with the default init "
+    "the gradient's energy travels on short paths (the count × size weighting, dashed, puts it further right), "
+    "with He init on long ones.",
 )
 def path_lengths(values: Values) -> Any:
     import matplotlib.pyplot as plt
@@ -35,7 +36,6 @@ def path_lengths(values: Values) -> Any:
     ax.plot(k, v["he_share"], markevery=every, **look("he").kw("share of the energy, He init"))
     ax.set_xlabel(f"path length $k$ (branches passed, of $L$ = {v['deepest']})")
     ax.set_ylabel("share (sums to 1)")
-    ax.set_title(f"Median of {v['seeds']} seeds")
     ax.legend(loc="upper right")
     fig.tight_layout()
     return fig
@@ -46,7 +46,8 @@ def path_lengths(values: Values) -> Any:
     claims=[LESIONS, CURVE],
     caption="Test error on held-out digits after deleting blocks of the trained deep nets: one block, block by "
     "block (left), and k random blocks at once (right), for a plain net, a residual net and a residual net trained "
-    "with drop-path; dotted lines are the intact nets.",
+    "with drop-path (median over the seeds; on the right, each the mean over random sets of k blocks); dotted "
+    "lines are the intact nets.",
 )
 def lesions(values: Values) -> Any:
     import matplotlib.pyplot as plt
@@ -65,10 +66,9 @@ def lesions(values: Values) -> Any:
     axes[0].set_ylim(0, 1)
     axes[0].set_title("One block deleted")
     axes[1].set_xlabel("blocks deleted at random, $k$")
-    axes[1].set_title(f"Mean of {c['samples']} random sets")
+    axes[1].set_title("Random blocks deleted")
     handles, labels = axes[0].get_legend_handles_labels()
     fig.legend(handles, labels, loc="lower center", ncol=3, frameon=False)
-    fig.suptitle(f"Median of {v['seeds']} seeds", fontsize="medium")
     fig.tight_layout(rect=(0, 0.08, 1, 1))
     return fig
 
@@ -77,7 +77,7 @@ def lesions(values: Values) -> Any:
     "lab-shattered",
     claims=[SHATTER],
     caption="The gradient along a line through input space (left) and how strongly neighbouring points' "
-    "gradients agree, against depth (right).",
+    "gradients agree, against depth (right: median and min–max band over the seeds).",
 )
 def shattered(values: Values) -> Any:
     import matplotlib.pyplot as plt
@@ -105,7 +105,7 @@ def shattered(values: Values) -> Any:
     axes[1].set_xticks(depth, [str(d) for d in depth])
     axes[1].set_xlabel("depth $L$ (blocks)")
     axes[1].set_ylabel("$r$, neighbouring points")
-    axes[1].set_title(f"{v['seeds']} seeds")
+    axes[1].set_title("Against depth")
     axes[1].legend(loc="lower left")
     fig.tight_layout()
     return fig

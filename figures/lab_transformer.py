@@ -30,29 +30,39 @@ LOOK = {
 @figure(
     "lab2-final-losses",
     claims=[LOSSES],
-    caption="Held-out loss after training, by variant, at the two depths; the dotted line is the loss of "
-    "predicting each character from its frequency alone.",
+    caption="Held-out loss after training, by variant, at the two depths (one seed each): open circles for the "
+    "shallow stack, filled ones for the deep stack; the dotted line is the loss of predicting each character from "
+    "its frequency alone.",
 )
 def final_losses(values: Values) -> Any:
     import matplotlib.pyplot as plt
+    from matplotlib.lines import Line2D
+
+    from sitekit.style import INK, PAPER
 
     v = values[LOSSES]
     names = list(LOOK)
     fig, ax = plt.subplots(figsize=(6.8, 3.6))
     low = min(min(by.values()) for by in v["losses"].values())
-    for j, depth in enumerate(v["depths"]):
+    faces = (PAPER, None)  # shallow: open circles (filled with the page's background), deep: filled
+    for j, (depth, face) in enumerate(zip(v["depths"], faces, strict=True)):
         for i, name in enumerate(names):
             st = look(LOOK[name])
             x = i + (j - 0.5) * 0.36
             loss = v["losses"][name][str(depth)]  # a dot, not a bar: the axis does not start at 0
-            ax.plot(x, loss, "o", markersize=8, color=st.color, alpha=1.0 if j else 0.45)
+            ax.plot(x, loss, "o", markersize=8, markeredgewidth=1.8, color=st.color, markerfacecolor=face or st.color)
     ax.axhline(v["unigram"], **{**look("neutral").kw("character frequencies only", marker=False)})
+    depths = [
+        Line2D([], [], linestyle="none", marker="o", markersize=8, markeredgewidth=1.8, color=INK,
+               markerfacecolor=face or INK, label=f"{depth} blocks")
+        for depth, face in zip(v["depths"], faces, strict=True)
+    ]  # fmt: skip
     ax.set_xticks(range(len(names)), names, rotation=20, ha="right")
     ax.set_ylabel("held-out loss (nats)")
     ax.set_ylim(low - 0.3, v["unigram"] + 0.2)
-    ax.set_title(f"Pale: {v['shallow']} blocks; solid: {v['deep']} blocks (one seed, {v['steps']} steps)")
-    ax.legend(loc="upper left")
-    fig.tight_layout()
+    handles = [*depths, *ax.get_legend_handles_labels()[0]]  # under the plot: the points reach the dotted line
+    fig.legend(handles=handles, loc="lower center", ncol=3, frameon=False)
+    fig.tight_layout(rect=(0, 0.09, 1, 1))
     return fig
 
 
@@ -82,7 +92,7 @@ def rate_sweep(values: Values) -> Any:
         ax.set_xlabel("learning rate")
         ax.set_title(f"{v['depth']} blocks")
     axes[0].set_ylabel("held-out loss (nats)")
-    fig.legend(*axes[0].get_legend_handles_labels(), loc="lower center", ncol=2, fontsize=10)
+    fig.legend(*axes[0].get_legend_handles_labels(), loc="lower center", ncol=2)
     fig.tight_layout(rect=(0, 0.2, 1, 1))
     return fig
 
@@ -108,7 +118,7 @@ def write_ratios(values: Values) -> Any:
     axes[0].set_title("After training")
     axes[1].set_xlabel("training step")
     axes[1].set_title("Median over blocks")
-    fig.legend(*axes[0].get_legend_handles_labels(), loc="lower center", ncol=3, fontsize=10)
+    fig.legend(*axes[0].get_legend_handles_labels(), loc="lower center", ncol=3)
     fig.tight_layout(rect=(0, 0.17, 1, 1))
     return fig
 
@@ -164,7 +174,7 @@ def attribution(values: Values) -> Any:
     left, right = [k - 0.2 for k in blocks], [k + 0.2 for k in blocks]
     axes[1].bar(left, p["restored"], width=0.4, color=st.color, label="denoising: restored")
     axes[1].bar(right, p["noised"], width=0.4, color=look("neutral").color, label="noising: lost")
-    axes[1].legend(loc="upper left", fontsize=10)
+    axes[1].legend(loc="upper left")
     axes[1].axhline(0, color=look("neutral").color, linewidth=1)
     axes[1].set_xticks(list(blocks))
     axes[1].set_xlabel("patched block")

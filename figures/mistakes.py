@@ -38,7 +38,6 @@ def stream_growth_by_init(values: Values) -> Any:
     ax.set_yscale("log")
     ax.set_xlabel("block $l$")
     ax.set_ylabel(r"$\|h_l\| \,/\, \|x\|$")
-    ax.set_title(f"Through {blocks[-1]} residual blocks, {v['seeds']} seeds")
     ax.legend(loc="upper left")
     fig.tight_layout()
     return fig

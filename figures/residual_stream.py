@@ -33,10 +33,11 @@ def stream_data(values: Values) -> dict[str, Any]:
 @figure(
     "stream-rms-vs-depth",
     claims=[GROWTH],
-    caption="The stream's size relative to the input, block by block (median over the seeds). Left, "
-    "at PyTorch's default init: the residual stream grows fastest, pre-norm more slowly, post-norm "
-    "stays flat. Right, on a log scale: He-initialised branches make it grow geometrically. In the "
-    "interactive version the curves share one chart; ticking He init switches it to a log scale.",
+    caption="The stream's size relative to the input, block by block (median over the seeds): at PyTorch's "
+    "default init the residual stream grows fastest, pre-norm more slowly, post-norm stays flat; with "
+    "He-initialised branches it grows geometrically, a straight line on a log scale. Pick the series and the "
+    "scale above the chart; the slider reads every series at one block. Without JavaScript the figure has two "
+    "panels: the default init (left), and He init against it on a log scale (right).",
     explore=stream_data,
 )
 def stream_rms_vs_depth(values: Values) -> Any:
@@ -48,7 +49,7 @@ def stream_rms_vs_depth(values: Values) -> Any:
         kind, label = SERIES[name]
         axes[0].plot(range(len(series[name])), series[name], markevery=10, **look(kind).kw(label))
     axes[0].set_title("PyTorch default init")
-    axes[0].set_ylabel(r"RMS$(h_l)$ / RMS$(x)$")
+    axes[0].set_ylabel(r"RMS$(h_\ell)$ / RMS$(x)$")
     axes[0].legend(loc="upper left")
     for name in ("residual, He init", "residual"):
         kind, label = SERIES[name]
@@ -57,6 +58,6 @@ def stream_rms_vs_depth(values: Values) -> Any:
     axes[1].set_title("log scale")
     axes[1].legend(loc="upper left")
     for ax in axes:
-        ax.set_xlabel("block $l$")
+        ax.set_xlabel(r"block $\ell$")
     fig.tight_layout()
     return fig

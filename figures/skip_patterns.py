@@ -43,7 +43,6 @@ def saved_activations_vs_depth(values: Values) -> Any:
         )
     ax.set_xlabel("depth $L$ (layers or blocks)")
     ax.set_ylabel("saved activations (MiB)")
-    ax.set_title(f"$N$ = {n}, $k_0$ = $d$ = {k0}, $k$ = {k}; dotted: formulas")
     ax.legend()
     fig.tight_layout()
     return fig

@@ -12,11 +12,11 @@ from typing import Any
 
 # ---- the phone layout --------------------------------------------------------------------------------
 # A phone's column is about 358 px wide at 390 px. A plot drawn MAX_WIDTH wide (490 pt) would show its
-# 12 pt tick labels at 9 px there, or scroll sideways; so every plot is drawn a second time NARROW_WIDTH
-# wide (288 pt: the same labels near 15 px), with side-by-side panels stacked, and the page shows the one
-# that fits (site.css; browser_tests/test_explorables.py measures what a phone shows).
-NARROW_WIDTH = 4.0  # inches
-PANEL_HEIGHT = 3.0  # inches, each stacked panel
+# 8.5 pt tick labels at 6 px there, or scroll sideways; so every plot is drawn a second time NARROW_WIDTH
+# wide (230 pt: the same labels near 13 px, as on a desktop), with side-by-side panels stacked, and the page
+# shows the one that fits (site.css; browser_tests/test_explorables.py measures what a phone shows).
+NARROW_WIDTH = 3.2  # inches
+PANEL_HEIGHT = 2.4  # inches, each stacked panel
 
 
 def stacked(svg: bytes) -> bytes:
@@ -70,7 +70,7 @@ def narrowed(fig: Any) -> bool:
             ax.tick_params(labelleft=True)  # a shared y axis hid the right panel's labels; now it has its own row
         height = PANEL_HEIGHT * len(panels)
     elif grid is None or grid.nrows * grid.ncols == 1:
-        height = max(PANEL_HEIGHT, 0.9 * height)
+        height = max(PANEL_HEIGHT, 0.72 * height)  # as tall for its width as the desktop drawing, near enough
     else:  # a grid of its own (images, heatmaps): keep its shape, scaled to the width
         width, _ = fig.get_size_inches()
         height = height * NARROW_WIDTH / width

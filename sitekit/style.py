@@ -6,6 +6,13 @@ light and dark backgrounds. Every entry also has its own line style and marker, 
 on colour alone. Text, axes and neutral lines (formulas, thresholds, predictions) are drawn in
 `currentColor`, and legend boxes in the page's background colour: an inline SVG then follows the
 reader's colour scheme, whichever way Material toggles it.
+
+Type: a figure is inline SVG with its text kept as text, so the page's own face sets it: `themed` names the
+body's font stack (Source Serif 4, which the site serves, then the serif faces after it). matplotlib lays the
+text out with DejaVu Serif, a serif it ships with (so every machine draws the same bytes), a little wider
+than Source Serif 4, so a label never needs more room on the page than the layout gave it. Sizes are set
+for the screen: a plot drawn MAX_WIDTH wide fills the content column at about 1.55 times its size, so the
+9 px text here shows near 14 px, the caption's size, below the 16 px of the prose.
 """
 
 from __future__ import annotations
@@ -44,7 +51,7 @@ LOOKS: dict[str, Look] = {
     "pre-norm": Look("#CC79A7", "-", "^", "pre-norm"),  # reddish purple
     "post-norm": Look("#7A7A7A", ":", "v", "post-norm"),  # grey, unlike He init beside it
     "peri-norm": Look("#4477AA", "--", "p", "peri-norm"),  # Tol blue
-    "deepnorm": Look("#228833", "-.", ">", "DeepNorm"),  # green
+    "deepnorm": Look("#CC3311", "-.", ">", "DeepNorm"),  # Tol red: far from ReZero's bluish green beside it
     "wide": Look("#7E57C2", "--", "P", "wide"),  # violet
     "drop-path": Look("#AA4499", "-.", "X", "drop-path"),  # purple
     "post-norm + warm-up": Look("#DDAA33", "--", "<", "post-norm + warm-up"),  # gold, near post-norm
@@ -75,18 +82,21 @@ def look(name: str) -> Look:
     return LOOKS[name]
 
 
+# The body's font stack (docs/assets/css/site.css, `--md-text-font-family`): what a figure's text is set in.
+FONT_STACK = "'Source Serif 4', Georgia, 'Noto Serif', 'Liberation Serif', 'DejaVu Serif', serif"
+
 RC = {
     "svg.hashsalt": "residual-stream",
     "svg.fonttype": "none",
-    "font.family": "sans-serif",
-    "font.sans-serif": ["DejaVu Sans"],
-    "mathtext.fontset": "dejavusans",
-    "font.size": 12,
-    "axes.titlesize": 12,
-    "axes.labelsize": 12,
-    "xtick.labelsize": 12,
-    "ytick.labelsize": 12,
-    "legend.fontsize": 11,
+    "font.family": "serif",
+    "font.serif": ["DejaVu Serif"],
+    "mathtext.fontset": "dejavuserif",
+    "font.size": 9,
+    "axes.titlesize": 9,
+    "axes.labelsize": 9,
+    "xtick.labelsize": 8.5,
+    "ytick.labelsize": 8.5,
+    "legend.fontsize": 8.5,
     "legend.facecolor": PAPER,
     "legend.edgecolor": INK,
     "legend.framealpha": 0.85,
@@ -111,9 +121,19 @@ RC = {
     "patch.edgecolor": INK,
 }
 
-# The widest a figure may be (inches) so that it shows at 1:1 in the content column at 1280 px, where
-# 11 pt tick labels then stay above 9 pt.
+# The widest a figure is drawn (inches). The content column at 1280 px is about 750 px, so a figure this wide
+# shows at about 1.55 times its size there (a narrower one a little more): its 8.5 to 9 px text at 13 to 16 px.
 MAX_WIDTH = 6.8
+# A notebook's plot is shown at the size it was drawn (sitekit/figures.py `notebook_svg`): its text keeps
+# the sizes a reader's notebook shows.
+NOTEBOOK_SIZES = {
+    "font.size": 12,
+    "axes.titlesize": 12,
+    "axes.labelsize": 12,
+    "xtick.labelsize": 12,
+    "ytick.labelsize": 12,
+    "legend.fontsize": 11,
+}
 
 
 def apply(agg: bool = True) -> None:
@@ -124,12 +144,13 @@ def apply(agg: bool = True) -> None:
     if agg:
         matplotlib.use("Agg")
     matplotlib.rcdefaults()
-    matplotlib.rcParams.update(RC)
+    matplotlib.rcParams.update(RC if agg else {**RC, **NOTEBOOK_SIZES})
 
 
 _INK_RE = re.compile(re.escape(INK), re.I)
 _PAPER_RE = re.compile(re.escape(PAPER), re.I)
 _COMMENT_RE = re.compile(r"<!--.*?-->", re.S)
+_FONT_RE = re.compile(r"font-family: [^;\"]*")
 
 
 def themed(svg: str) -> str:
@@ -140,9 +161,8 @@ def themed(svg: str) -> str:
     """
     svg = _COMMENT_RE.sub("", svg)
     svg = _INK_RE.sub("currentColor", svg)
-    # A reader without DejaVu Sans gets a sans-serif of similar width, never the browser's serif default.
-    svg = svg.replace("font-family: 'DejaVu Sans'", "font-family: 'DejaVu Sans', Verdana, sans-serif")
+    svg = _FONT_RE.sub(f"font-family: {FONT_STACK}", svg)  # the page's face, whichever face laid it out
     return _PAPER_RE.sub("var(--md-default-bg-color, #fff)", svg)
 
 
-__all__ = ["INK", "LOOKS", "MAX_WIDTH", "PAPER", "Look", "apply", "look", "themed"]
+__all__ = ["FONT_STACK", "INK", "LOOKS", "MAX_WIDTH", "PAPER", "Look", "apply", "look", "themed"]

@@ -118,9 +118,14 @@ def test_a_plot_is_themed_transparent_and_typeset():
     svg = figures._render(spec, {cid: {"table": table} for cid in spec.claims}).decode()
     assert style.INK.lower() not in svg.lower() and "currentColor" in svg
     assert "#ffffff" not in svg.lower()  # no white plate
-    assert "font-style: oblique" in svg  # $L$ typeset as math, not a raw letter
+    assert "font-style: italic" in svg  # $L$ typeset as math, not a raw letter
+    # in the page's own face (the body's font stack), whichever face matplotlib laid the text out with
+    families = set(re.findall(r"font-family: ([^;\"]*)", svg))
+    assert families == {style.FONT_STACK} and "Source Serif 4" in style.FONT_STACK
     sizes = [float(s) for s in re.findall(r"font-size: ([0-9.]+)px", svg)]
-    assert min(sizes) >= 8.4  # tick labels 12, their exponents 0.7 of that
+    # tick labels 8.5, their exponents 0.7 of that; nothing above 9: drawn for a column that shows it about
+    # 1.55 times its size (style.MAX_WIDTH), so no plot text is larger than the 16 px prose
+    assert min(sizes) >= 5.9 and max(sizes) <= 9
 
 
 def test_the_figure_macro_numbers_figures_and_links_them(monkeypatch):

@@ -38,6 +38,14 @@
     });
     return parent;
   }
+  // A label with one-letter subscripts written "_ℓ": RMS(h_ℓ) sets the ℓ lowered and smaller.
+  function withSubscripts(parent, text) {
+    String(text).split(/_(.)/).forEach(function (part, i) {
+      if (i % 2 === 0) { if (part) parent.appendChild(document.createTextNode(part)); return; }
+      svgEl("tspan", { "baseline-shift": "sub", "font-size": "75%" }, parent).textContent = part;
+    });
+    return parent;
+  }
   function power(e) {
     return "10" + String(e).split("").map(function (c) { return SUP[c]; }).join("");
   }
@@ -50,24 +58,28 @@
     return parts[0] + " × " + power(Number(parts[1]));
   }
 
-  // One line chart: xs, series [{label, color, dash, values, lo, hi}], the marked index, axis labels.
+  // One line chart: xs, series [{label, color, dash, values, lo, hi}], the marked index, axis labels, and
+  // log (true: a log scale, as the reader or the data asks; a scale needs values above zero).
   function draw(svg, o) {
     while (svg.firstChild) svg.removeChild(svg.firstChild);
     var all = [];
     o.series.forEach(function (s) { all = all.concat(s.values, s.lo || [], s.hi || []); });
     var lo = Math.min.apply(null, all), hi = Math.max.apply(null, all);
-    var log = lo > 0 && hi / lo > 100;
+    var log = Boolean(o.log) && lo > 0;
     var f = log ? Math.log10 : function (v) { return v; };
-    var y0 = log ? Math.floor(f(lo)) : 0, y1 = log ? Math.ceil(f(hi)) : hi * 1.08;
+    // The axis runs from a labelled tick below the lowest value to a labelled tick above the highest, so
+    // every point lies between two labels (a top left unlabelled hid how far the largest values reach).
+    var step = log ? Math.max(1, Math.ceil((Math.ceil(f(hi)) - Math.floor(f(lo))) / 6)) : niceStep(hi / 5);
+    var y0 = log ? Math.floor(f(lo) / step) * step : 0;
+    var y1 = Math.max(y0 + step, Math.ceil(f(hi) / step - 1e-9) * step);
     var x0 = o.xs[0], x1 = o.xs[o.xs.length - 1];
     var X = function (x) { return M.l + ((x - x0) / (x1 - x0)) * (W - M.l - M.r); };
     var Y = function (v) { return H - M.b - ((f(v) - y0) / (y1 - y0)) * (H - M.t - M.b); };
     var axis = svgEl("g", { class: "rs-x-axis" }, svg);
     svgEl("line", { x1: M.l, y1: H - M.b, x2: W - M.r, y2: H - M.b }, axis);
     svgEl("line", { x1: M.l, y1: M.t, x2: M.l, y2: H - M.b }, axis);
-    var step = log ? Math.max(1, Math.ceil((y1 - y0) / 6)) : niceStep(y1 / 5);
-    for (var t = y0; t <= y1 + 1e-9; t += step) {
-      var v = log ? Math.pow(10, t) : t, y = Y(v);
+    for (var k = 0; y0 + k * step <= y1 + 1e-9 * step; k++) {
+      var t = y0 + k * step, v = log ? Math.pow(10, t) : t, y = Y(v);
       svgEl("line", { x1: M.l, y1: y, x2: W - M.r, y2: y, class: "rs-x-grid" }, axis);
       withPowers(svgEl("text", { x: M.l - 6, y: y, "text-anchor": "end", "dominant-baseline": "central" }, axis),
         log ? power(t) : String(Number(t.toPrecision(3))), true);
@@ -75,9 +87,9 @@
     o.ticks.forEach(function (x) {
       svgEl("text", { x: X(x), y: H - M.b + 18, "text-anchor": "middle" }, axis).textContent = String(x);
     });
-    svgEl("text", { x: (M.l + W - M.r) / 2, y: H - 6, "text-anchor": "middle" }, axis).textContent = o.xlabel;
-    svgEl("text", { x: 14, y: (M.t + H - M.b) / 2, "text-anchor": "middle",
-      transform: "rotate(-90 14 " + (M.t + H - M.b) / 2 + ")" }, axis).textContent = o.ylabel;
+    withSubscripts(svgEl("text", { x: (M.l + W - M.r) / 2, y: H - 6, "text-anchor": "middle" }, axis), o.xlabel);
+    withSubscripts(svgEl("text", { x: 14, y: (M.t + H - M.b) / 2, "text-anchor": "middle",
+      transform: "rotate(-90 14 " + (M.t + H - M.b) / 2 + ")" }, axis), o.ylabel);
     var mx = X(o.xs[o.mark]);
     svgEl("line", { x1: mx, y1: M.t, x2: mx, y2: H - M.b, class: "rs-x-mark" }, svg);
     o.series.forEach(function (s) {
@@ -158,7 +170,7 @@
       });
       s.shown.textContent = String(xs[state.index]);
       s.input.setAttribute("aria-valuetext", "depth " + xs[state.index]);
-      draw(ui.svg, { xs: xs, ticks: xs, series: series, mark: state.index,
+      draw(ui.svg, { xs: xs, ticks: xs, series: series, mark: state.index, log: true,  // many decades apart
         xlabel: "depth L (blocks)", ylabel: "‖∂ℓ/∂x‖, median" });
       ui.readout.textContent = "";
       series.forEach(function (ser) {
@@ -170,13 +182,15 @@
     update();
   }
 
-  // The residual stream: the stream's size block by block; a slider over the block, a toggle per series.
+  // The residual stream: the stream's size block by block; a slider over the block, a toggle per series,
+  // and the scale of the y axis, linear or log, as the reader picks it.
   function blockSlider(figure, data) {
     var ui = shell(figure, "The stream's RMS relative to the input against the block index");
     var names = Object.keys(data.labels);
     var shown = {};
     var length = data.series[names[0]].length;
-    var state = { index: length - 1 };
+    var state = { index: length - 1, log: false };
+    var scales = {};
     var group = htmlEl("div", { class: "rs-x-toggle", role: "group", "aria-label": "series shown" }, ui.controls);
     names.forEach(function (name, k) {
       var id = figure.id + "-series-" + k;
@@ -185,9 +199,24 @@
       var label = htmlEl("label", { for: id }, group);
       swatch(label, data.colors[name], data.dashes[name]);
       label.appendChild(document.createTextNode(" " + data.labels[name]));
-      box.addEventListener("change", function () { shown[name] = box.checked; update(); });
+      box.addEventListener("change", function () {
+        shown[name] = box.checked;
+        if (box.checked && name.indexOf("He") >= 0) setScale(true);  // on a linear axis it flattens the rest
+        update();
+      });
     });
-    var s = slider(ui.controls, figure.id + "-block", "block l", length - 1, state.index);
+    var scale = htmlEl("div", { class: "rs-x-toggle", role: "radiogroup", "aria-label": "y axis scale" }, ui.controls);
+    [false, true].forEach(function (log) {
+      var id = figure.id + "-scale-" + (log ? "log" : "linear");
+      var radio = htmlEl("input", { type: "radio", name: figure.id + "-scale", id: id, value: log ? "log" : "linear" },
+        scale);
+      radio.checked = log === state.log;
+      htmlEl("label", { for: id }, scale, log ? "log scale" : "linear scale");
+      radio.addEventListener("change", function () { state.log = log; update(); });
+      scales[log] = radio;
+    });
+    function setScale(log) { state.log = log; scales[log].checked = true; }
+    var s = slider(ui.controls, figure.id + "-block", "block ℓ", length - 1, state.index);
     s.input.addEventListener("input", function () { state.index = Number(s.input.value); update(); });
     function update() {
       var xs = data.series[names[0]].map(function (_, i) { return i; });
@@ -200,10 +229,10 @@
       ui.readout.textContent = "";
       if (!series.length) { while (ui.svg.firstChild) ui.svg.removeChild(ui.svg.firstChild); return; }
       var ticks = xs.filter(function (x) { return x % 10 === 0; });
-      draw(ui.svg, { xs: xs, ticks: ticks, series: series, mark: state.index,
-        xlabel: "block l", ylabel: "RMS(hₗ) / RMS(x), median" });
+      draw(ui.svg, { xs: xs, ticks: ticks, series: series, mark: state.index, log: state.log,
+        xlabel: "block ℓ", ylabel: "RMS(h_ℓ) / RMS(x), median" });
       series.forEach(function (ser) {
-        row(ui.readout, ser, ser.label + " at l = " + state.index, ser.values[state.index]);
+        row(ui.readout, ser, ser.label + " at ℓ = " + state.index, ser.values[state.index]);
       });
     }
     update();
