@@ -9,6 +9,7 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
+from sitekit.claims import ClaimError
 from sitekit.notebooks import duration
 from sitekit.page_context import Context, cuda_record, macro
 from sitekit.receipts import _device_line, _threads, page_anchor
@@ -66,6 +67,71 @@ def reading_minutes(markdown: str, words_per_minute: int = 200) -> int:
     prose = [line for line, is_prose in outside_fences(markdown) if is_prose]
     text = re.sub(r"<[^>]+>|\{\{.*?\}\}", " ", "\n".join(prose))
     return max(1, math.ceil(len(re.findall(r"[A-Za-z0-9]+", text)) / words_per_minute))
+
+
+# The module's core route: the pages a learner must read and do, in order. The module's front page lists it with
+# each step's reading time (core_route()), the home page gives its total (route_total()); everything else
+# (the labs, the later parts, the quiz, the takeaways, the encyclopedia) is optional and marked so there.
+CORE_ROUTE = (
+    "module/degradation.md",
+    "module/residual-block.md",
+    "module/gradient-highway.md",
+    "module/initialisation.md",
+    "module/residual-stream.md",
+    "module/exercise.md",
+)
+ROUTE_TITLES = {"module/exercise.md": "The hands-on exercise"}  # the nav's title is "The exercise", in a section
+
+
+def page_minutes(uri: str) -> int:
+    """The reading time of docs/<uri>, as the line under its title gives it (reading_minutes of its body).
+    Read from the page as written, so a full render is always current; a dirty preview re-renders only the edited
+    page, and the route's times catch up at the next full render."""
+    from sitekit import site_render  # the docs folder and MkDocs' split of front matter; it imports this module
+
+    path = site_render.DOCS / uri
+    if not path.is_file():
+        raise ClaimError(f"reading time of docs/{uri}: no such page")
+    with open(path, encoding="utf-8-sig") as f:
+        return reading_minutes(site_render.split_meta(f.read())[1])
+
+
+def _minutes(total: int) -> str:
+    return f"{total} min" if total < 60 else f"{total // 60} h {total % 60:02d} min"
+
+
+def _pages(ctx: Context, uris: tuple[str, ...]) -> list[str]:
+    """Docs paths; one ending in "/" stands for every page of the nav under that folder (the encyclopedia)."""
+    out = []
+    for uri in uris:
+        folder = [p for p in ctx.page_order if p.startswith(uri)] if uri.endswith("/") else [uri]
+        if not folder:
+            raise ClaimError(f"docs/{ctx.page}: reading_time({uri!r}): no page of the nav is under that folder")
+        out += folder
+    return out
+
+
+@macro
+def reading_time(ctx: Context, *uris: str) -> str:
+    """How long the pages (docs paths) take to read, added up: "12 min"."""
+    return _minutes(sum(page_minutes(uri) for uri in _pages(ctx, uris)))
+
+
+@macro
+def route_total(ctx: Context) -> str:
+    """The core route's reading time, added up: "1 h 05 min"."""
+    return reading_time(ctx, *CORE_ROUTE)
+
+
+@macro
+def core_route(ctx: Context) -> str:
+    """The core route as a table: step, page (linked), reading time, and the total (Markdown)."""
+    rows = ["| Step | Read or do | Reading time |", "| --- | --- | --- |"]
+    for step, uri in enumerate(CORE_ROUTE, 1):
+        title = ROUTE_TITLES.get(uri) or ctx.page_titles.get(uri, uri)
+        rows.append(f"| {step} | [{title}]({ctx.link(uri)}) | {reading_time(ctx, uri)} |")
+    rows.append(f"| | **The core route** | **{route_total(ctx)}** |")
+    return "\n".join(rows)
 
 
 def page_facts(ctx: Context, part: tuple[int, int] | None, minutes: int, notebook: Any = None) -> str:
