@@ -1,4 +1,4 @@
-"""The line under a page's title (what it rests on, where it was verified, reading time), the hardware()
+"""The byline under a page's title (part, reading time, run it; what it rests on behind a disclosure), the hardware()
 macro, and the walk over a page's lines outside code fences."""
 
 from __future__ import annotations
@@ -7,6 +7,7 @@ import datetime as dt
 import math
 import re
 from collections.abc import Iterator
+from html import escape
 from typing import Any
 
 from sitekit.claims import ClaimError
@@ -134,13 +135,33 @@ def core_route(ctx: Context) -> str:
     return "\n".join(rows)
 
 
+# The byline's ⓘ, drawn (the site's system fonts may lack the character): a circled "i" in the text's colour.
+INFO = (
+    '<svg class="page-facts-i" viewBox="0 0 16 16" width="1em" height="1em" aria-hidden="true">'
+    '<circle cx="8" cy="8" r="6.8" fill="none" stroke="currentColor" stroke-width="1.3"/>'
+    '<circle cx="8" cy="4.9" r="0.95" fill="currentColor"/>'
+    '<rect x="7.25" y="6.8" width="1.5" height="5" rx="0.5" fill="currentColor"/></svg>'
+)
+
+
+def _lab(ctx: Context) -> tuple[int, int] | None:
+    """(n, how many) where the nav titles this page "Lab n · ..."."""
+    labs = {uri: int(m[1]) for uri, title in ctx.page_titles.items() if (m := re.match(r"Lab (\d+) ·", title))}
+    return (labs[ctx.page], len(labs)) if ctx.page in labs else None
+
+
 def page_facts(ctx: Context, part: tuple[int, int] | None, minutes: int, notebook: Any = None) -> str:
-    """One line: where this part sits, how long it reads, the claims it rests on and, where the page runs
-    measurements, its notebook (a sitekit.notebooks.Notebook) to run them yourself (Markdown)."""
-    bits = []
+    """The byline under a page's title, one line: where the page sits ("Part 1 of 7", "Lab 2 of 3"), how long it
+    reads and, where the page runs measurements, a link to run them (its notebook, a sitekit.notebooks.Notebook)
+    with how long that takes. What the page rests on (its claims, the machine, torch, the dates) and the script
+    sit behind one small ⓘ disclosure after it. Raw HTML (a block MkDocs passes through)."""
+    line = []
     if part is not None:
-        bits.append(f"Part {part[0]} of {part[1]}")
-    bits.append(f"{minutes} min read")
+        line.append(f"Part {part[0]} of {part[1]}")
+    elif (lab := _lab(ctx)) is not None:
+        line.append(f"Lab {lab[0]} of {lab[1]}")
+    line.append(f"{minutes} min read")
+    more = []
     cited = sorted(ctx.cited & set(ctx.cpu))
     if cited:
         records = [ctx.cpu[cid] for cid in cited]
@@ -152,21 +173,27 @@ def page_facts(ctx: Context, part: tuple[int, int] | None, minutes: int, noteboo
         where = _device_line(records[0], ctx.cpu_provenance)
         if gpu:
             where += f" and, for {gpu} of them, CUDA ({ctx.cuda_provenance.get('gpu', 'GPU')})"
-        ledger = ctx.link("claims.md")
-        if any(c.page == ctx.page for c in ctx.cpu.values()):
-            ledger += f"#{page_anchor(ctx.page)}"
-        bits.append(
-            f"rests on [{n} measured claim{'s' if n != 1 else ''}]({ledger}), verified on {where} "
-            f"with torch {torches}, {when}"
+        mine = any(c.page == ctx.page for c in ctx.cpu.values())
+        ledger = ctx.url("claims.md", page_anchor(ctx.page) if mine else "")
+        more.append(
+            f'Rests on <a href="{escape(ledger)}">{n} measured claim{"s" if n != 1 else ""}</a>, verified on '
+            f"{escape(where)} with torch {escape(torches)}, {when}."
         )
     if notebook is not None:
-        base = ctx.link(f"notebooks/{notebook.slug}")
-        bits.append(
-            f"run it yourself: [notebook]({base}.ipynb) or [script]({base}.py) "
-            f"({len(notebook.calls)} measurements, {duration(notebook.seconds)} on the machine that built this page)"
+        base = escape(ctx.url(f"notebooks/{notebook.slug}"))
+        line.append(f'<a href="{base}.ipynb">Run it</a> ({duration(notebook.seconds)})')
+        more.append(
+            f'Run it yourself as a <a href="{base}.ipynb">notebook</a> or a <a href="{base}.py">script</a>: '
+            f"{len(notebook.calls)} measurements, {duration(notebook.seconds)} on the machine that built this page."
         )
-    line = " · ".join(bits)
-    return line[0].upper() + line[1:] + "\n{ .page-facts }"
+    html = f'<div class="page-facts"><span class="page-facts-line">{" · ".join(line)}</span>'
+    if more:
+        html += (
+            '<details class="page-facts-more">'
+            f'<summary title="What this page rests on" aria-label="What this page rests on">{INFO}</summary>'
+            f"<p>{' '.join(more)}</p></details>"
+        )
+    return html + "</div>"
 
 
 def with_page_facts(markdown: str, facts: str) -> str:
