@@ -46,3 +46,12 @@ def test_table_code_sets_the_named_code_as_code_spans(monkeypatch) -> None:
     assert out.split("\n")[2] == "| no `zero_grad`, `+=` | call `optimizer.zero_grad()` first; `x += y` stays |"
     with pytest.raises(render.ClaimError, match="no longer shows"):
         macros.table_code(ctx, "c", "table", "model.eval()")
+
+
+def test_the_ledger_keeps_the_site_navigation_and_folds_its_groups_on_phones() -> None:
+    head = (ROOT / "docs" / "claims.md").read_text(encoding="utf-8").split("\n---\n", 1)[0]
+    assert "navigation" not in head, "docs/claims.md hides the site's navigation"
+    config = (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
+    assert "assets/js/ledger.js" in config
+    script = (ROOT / "docs" / "assets" / "js" / "ledger.js").read_text(encoding="utf-8")
+    assert "(max-width: 44.9375em)" in script and "d.open = false" in script
