@@ -24,6 +24,7 @@ import contextlib
 import functools
 import hashlib
 import operator
+import re
 import subprocess
 import sys
 import tomllib
@@ -316,6 +317,23 @@ def _shown(reg: Registry, fid: str) -> str:
     return display(reg.value(fid)) + reg.facts[fid].unit
 
 
+META = re.compile(r"^(?P<file>.*), meta (?P<path>\S+(?: \S+)*)$")  # "...resnet.py, ResNet50_Weights.X, meta num_params"
+META_QUOTE = re.compile(r'^"(?P<key>[^"]+)": (?P<value>.+)$')  # '"num_params": 25557032', as the source writes it
+
+
+def _where(f: Any) -> str:
+    """Where a fact stands and, quoted, what the source says. A weights-metadata entry reads plainly:
+    "metadata field `num_params` = 25,557,032" (`_metrics["ImageNet-1K"]["acc@1"]` for a nested one)."""
+    where, quote = META.match(f.where), META_QUOTE.match(f.quote or "")
+    if where and quote:
+        first, *keys = where["path"].split(" ")
+        field = first + "".join(f'["{k}"]' for k in keys)
+        raw = quote["value"].strip()
+        shown = display(int(raw)) if re.fullmatch(r"-?\d+", raw) else raw
+        return f"{where['file']}, metadata field `{field}` = {shown}"
+    return f"{f.where} (“{f.quote}”)" if f.quote else f.where
+
+
 def sources_markdown(reg: Registry, link: Any = lambda target: target) -> str:
     """Markdown for every work, grouped, with its facts; then the facts computed from them."""
     from sitekit import numbers
@@ -334,11 +352,12 @@ def sources_markdown(reg: Registry, link: Any = lambda target: target) -> str:
             body = w.cited_for.strip().replace("\n", "\n  ")
             out += [f": {body}", ""]
             rows = [f for f in reg.facts.values() if f.work == w.id]
+            if rows:  # collapsed under the citation; a link to a fact opens it (the theme opens a target's details)
+                out += [f'??? note "The number{"s" if len(rows) != 1 else ""} taken from it ({len(rows)})"', ""]
             for f in rows:
-                quote = f' ("{f.quote}")' if f.quote else ""
                 checked = " Checked against the wheel by the tests." if f.check else ""
                 out.append(
-                    f'- <span id="{anchor(f.id)}"></span>**{_shown(reg, f.id)}**: {f.about}. {f.where}{quote}.{checked}'
+                    f'    - <span id="{anchor(f.id)}"></span>**{_shown(reg, f.id)}**: {f.about}. {_where(f)}.{checked}'
                 )
             out += [""] if rows else []
     derived = [f for f in reg.facts.values() if f.value is None]

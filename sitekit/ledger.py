@@ -8,7 +8,8 @@ import re
 from collections import Counter
 
 from sitekit.claims import ROOT, Claim, ClaimError
-from sitekit.page_context import MACRO, Context, cuda_record, device_independent, lookup, macro
+from sitekit.margins import thinnest
+from sitekit.page_context import MACRO, Context, cuda_record, device_independent, macro
 from sitekit.receipts import KIND_LABEL, _cpu_model, anchor, claim_kind, margin_cell, page_anchor, use_anchor
 from sitekit.typesetting import _attr, _number, fmt, typeset
 
@@ -67,33 +68,24 @@ def _outcome(key: str) -> bool:
 
 
 def key_value(c: Claim, shown: dict[str, list[tuple[str, str]]]) -> tuple[str, str]:
-    """(key, typeset value) a ledger row shows for a claim.
+    """(what it is, typeset value): the claim's outcome as a ledger row shows it.
 
-    In order: a value recorded under `headline`; else the first number the claim's own page shows of it
-    that is an outcome rather than a setting (SETTINGS: seeds, widths, depths...), formatted as that
-    page formats it; else the first recorded number that is an outcome; else the first value the page
-    shows; else a word for what the claim recorded (a table, a series, text).
+    In order: a value recorded under `headline`; else the measured value its thinnest margin is about (the
+    worst of the runs, with the margin's own words for what it is); else, for a claim without margins, what
+    its check is ("holds exactly", "holds by construction"). Never a setting of the run (a depth, a seed
+    count) or a recorded key's internal name. `shown` (the values pages show) is kept for callers.
     """
     if HEADLINE in c.values and not isinstance(c.values[HEADLINE], (dict, list)):
-        return HEADLINE, fmt(c.values[HEADLINE], ".3g")
-    on_page = []
-    for key, spec in shown.get(f"{c.page}\0{c.id}", []):
-        try:
-            on_page.append((key, lookup(c.values, key, c.id), spec))
-        except ClaimError:
-            continue
-    for key, v, spec in on_page:
-        if _number(v) and _outcome(key):
-            return key, fmt(v, spec)
-    for k, v in c.values.items():
-        if _number(v) and _outcome(k):
-            return k, fmt(v, ".3g")
-    if on_page:
-        key, v, spec = on_page[0]
-        return key, fmt(v, spec)
-    for k, v in c.values.items():
-        kind = "table" if isinstance(v, dict) and "rows" in v else "series" if isinstance(v, (list, dict)) else "text"
-        return k, f"({kind})"
+        return "", fmt(c.values[HEADLINE], ".3g")
+    m = thinnest(getattr(c, "margins", None) or [])
+    if m is not None and _number(m.get("worst")):
+        n = m.get("n")
+        what = str(m.get("what", ""))
+        return (f"{what}, worst of {n}" if isinstance(n, int) and n > 1 else what), fmt(m["worst"], ".3g")
+    if getattr(c, "identity", None):
+        return "", "holds by construction"
+    if getattr(c, "exact", None):
+        return "", "holds exactly"
     return "", "—"
 
 
@@ -113,8 +105,8 @@ def _cuda_cell(ctx: Context, c: Claim) -> str:
         return f"stale: code changed since {gpu.recorded_at[:10]}"
     if gpu.status != "passed":
         return _attr(gpu.status)
-    k, v = key_value(gpu, {})
-    return f"passed {gpu.recorded_at[:10]}" + (f" · {_attr(k)} {_attr(v)}" if k else "")
+    _, v = key_value(gpu, {})
+    return f"passed {gpu.recorded_at[:10]}" + (f" · {_attr(v)}" if v != "—" else "")
 
 
 def _cpu_cell(c: Claim) -> str:
@@ -265,7 +257,7 @@ def ledger(ctx: Context) -> str:
             out.append(
                 f'<tr id="{anchor(c.id)}"><td>{_code_spans(c.statement)}{back}'
                 f'<small class="t">{_attr(c.test)}</small></td>'
-                f'<td class="kv"><small>{_attr(k)}</small> {_attr(v)}</td>'
+                f'<td class="kv">{_attr(v)}{f" <small>{_code_spans(k)}</small>" if k else ""}</td>'
                 f'<td class="kv margin">{_attr(margin_cell(c))}</td>'  # "margin" by CSS: one element less a row
                 f"<td>{_cpu_cell(c)}</td>{cuda}</tr>"
             )

@@ -62,6 +62,9 @@ def _md_table(data: Any, spec: str, where: str) -> str:
     specs = spec.split(";") if ";" in spec else [spec] * len(columns)
     if len(specs) != len(columns):
         raise ClaimError(f"{where}: {len(specs)} column formats in {spec!r} for {len(columns)} columns")
+    # The first column labels the rows: integers there (a depth, a block, a seed) stay exact under any spec.
+    if all(isinstance(row[0], int) and not isinstance(row[0], bool) for row in data["rows"] if row):
+        specs = ["", *specs[1:]]
     cells = [column_formats([row[i] for row in data["rows"]], specs[i]) for i in range(len(columns))]
     # Numbers align right (their digits line up); a column of words or sentences reads from the left.
     numeric = [
@@ -141,6 +144,26 @@ def table(ctx: Context, cid: str, key: str, spec: str = "") -> str:
     gpu = cuda_record(ctx, cid)
     cuda_block = _md_table(lookup(gpu.values, key, where), spec, where) if gpu else None
     return tabs(cpu_block, cuda_block, ctx) + "\n\n" + receipt_line(ctx, [c], _measured(ctx, c))
+
+
+@macro
+def table_code(ctx: Context, cid: str, key: str, *phrases: str) -> str:
+    """table(), with each of `phrases` (code the recorded text names: `model.eval()`) set as a code span where it
+    stands outside one. A phrase found nowhere fails the build: the record changed and the page must follow."""
+    out = table(ctx, cid, key)
+    pattern = re.compile("|".join(re.escape(p) for p in sorted(phrases, key=len, reverse=True)))
+    found: set[str] = set()
+
+    def spans(text: str) -> str:  # the parts of a cell outside its existing code spans
+        parts = re.split(r"(`[^`]*`)", text)
+        for i in range(0, len(parts), 2):
+            parts[i] = pattern.sub(lambda m: found.add(m[0]) or f"`{m[0]}`", parts[i])
+        return "".join(parts)
+
+    lines = [spans(line) if line.lstrip().startswith("| ") else line for line in out.split("\n")]
+    if missing := sorted(set(phrases) - found):
+        raise ClaimError(f"docs/{ctx.page}: table_code({cid!r}, {key!r}): the table no longer shows {missing}")
+    return "\n".join(lines)
 
 
 @macro

@@ -1,4 +1,4 @@
-"""The line under a page's title (what it rests on, where it was verified, reading time), the hardware()
+"""The byline under a page's title (part, reading time, run it; what it rests on behind a disclosure), the hardware()
 macro, and the walk over a page's lines outside code fences."""
 
 from __future__ import annotations
@@ -7,8 +7,10 @@ import datetime as dt
 import math
 import re
 from collections.abc import Iterator
+from html import escape
 from typing import Any
 
+from sitekit.claims import ClaimError
 from sitekit.notebooks import duration
 from sitekit.page_context import Context, cuda_record, macro
 from sitekit.receipts import _device_line, _threads, page_anchor
@@ -68,13 +70,98 @@ def reading_minutes(markdown: str, words_per_minute: int = 200) -> int:
     return max(1, math.ceil(len(re.findall(r"[A-Za-z0-9]+", text)) / words_per_minute))
 
 
+# The module's core route: the pages a learner must read and do, in order. The module's front page lists it with
+# each step's reading time (core_route()), the home page gives its total (route_total()); everything else
+# (the labs, the later parts, the quiz, the takeaways, the encyclopedia) is optional and marked so there.
+CORE_ROUTE = (
+    "module/degradation.md",
+    "module/residual-block.md",
+    "module/gradient-highway.md",
+    "module/initialisation.md",
+    "module/residual-stream.md",
+    "module/exercise.md",
+)
+ROUTE_TITLES = {"module/exercise.md": "The hands-on exercise"}  # the nav's title is "The exercise", in a section
+
+
+def page_minutes(uri: str) -> int:
+    """The reading time of docs/<uri>, as the line under its title gives it (reading_minutes of its body).
+    Read from the page as written, so a full render is always current; a dirty preview re-renders only the edited
+    page, and the route's times catch up at the next full render."""
+    from sitekit import site_render  # the docs folder and MkDocs' split of front matter; it imports this module
+
+    path = site_render.DOCS / uri
+    if not path.is_file():
+        raise ClaimError(f"reading time of docs/{uri}: no such page")
+    with open(path, encoding="utf-8-sig") as f:
+        return reading_minutes(site_render.split_meta(f.read())[1])
+
+
+def _minutes(total: int) -> str:
+    return f"{total} min" if total < 60 else f"{total // 60} h {total % 60:02d} min"
+
+
+def _pages(ctx: Context, uris: tuple[str, ...]) -> list[str]:
+    """Docs paths; one ending in "/" stands for every page of the nav under that folder (the encyclopedia)."""
+    out = []
+    for uri in uris:
+        folder = [p for p in ctx.page_order if p.startswith(uri)] if uri.endswith("/") else [uri]
+        if not folder:
+            raise ClaimError(f"docs/{ctx.page}: reading_time({uri!r}): no page of the nav is under that folder")
+        out += folder
+    return out
+
+
+@macro
+def reading_time(ctx: Context, *uris: str) -> str:
+    """How long the pages (docs paths) take to read, added up: "12 min"."""
+    return _minutes(sum(page_minutes(uri) for uri in _pages(ctx, uris)))
+
+
+@macro
+def route_total(ctx: Context) -> str:
+    """The core route's reading time, added up: "1 h 05 min"."""
+    return reading_time(ctx, *CORE_ROUTE)
+
+
+@macro
+def core_route(ctx: Context) -> str:
+    """The core route as a table: step, page (linked), reading time, and the total (Markdown)."""
+    rows = ["| Step | Read or do | Reading time |", "| --- | --- | --- |"]
+    for step, uri in enumerate(CORE_ROUTE, 1):
+        title = ROUTE_TITLES.get(uri) or ctx.page_titles.get(uri, uri)
+        rows.append(f"| {step} | [{title}]({ctx.link(uri)}) | {reading_time(ctx, uri)} |")
+    rows.append(f"| | **The core route** | **{route_total(ctx)}** |")
+    return "\n".join(rows)
+
+
+# The byline's ⓘ, drawn (the site's system fonts may lack the character): a circled "i" in the text's colour.
+INFO = (
+    '<svg class="page-facts-i" viewBox="0 0 16 16" width="1em" height="1em" aria-hidden="true">'
+    '<circle cx="8" cy="8" r="6.8" fill="none" stroke="currentColor" stroke-width="1.3"/>'
+    '<circle cx="8" cy="4.9" r="0.95" fill="currentColor"/>'
+    '<rect x="7.25" y="6.8" width="1.5" height="5" rx="0.5" fill="currentColor"/></svg>'
+)
+
+
+def _lab(ctx: Context) -> tuple[int, int] | None:
+    """(n, how many) where the nav titles this page "Lab n · ..."."""
+    labs = {uri: int(m[1]) for uri, title in ctx.page_titles.items() if (m := re.match(r"Lab (\d+) ·", title))}
+    return (labs[ctx.page], len(labs)) if ctx.page in labs else None
+
+
 def page_facts(ctx: Context, part: tuple[int, int] | None, minutes: int, notebook: Any = None) -> str:
-    """One line: where this part sits, how long it reads, the claims it rests on and, where the page runs
-    measurements, its notebook (a sitekit.notebooks.Notebook) to run them yourself (Markdown)."""
-    bits = []
+    """The byline under a page's title, one line: where the page sits ("Part 1 of 7", "Lab 2 of 3"), how long it
+    reads and, where the page runs measurements, a link to run them (its notebook, a sitekit.notebooks.Notebook)
+    with how long that takes. What the page rests on (its claims, the machine, torch, the dates) and the script
+    sit behind one small ⓘ disclosure after it. Raw HTML (a block MkDocs passes through)."""
+    line = []
     if part is not None:
-        bits.append(f"Part {part[0]} of {part[1]}")
-    bits.append(f"{minutes} min read")
+        line.append(f"Part {part[0]} of {part[1]}")
+    elif (lab := _lab(ctx)) is not None:
+        line.append(f"Lab {lab[0]} of {lab[1]}")
+    line.append(f"{minutes} min read")
+    more = []
     cited = sorted(ctx.cited & set(ctx.cpu))
     if cited:
         records = [ctx.cpu[cid] for cid in cited]
@@ -86,21 +173,27 @@ def page_facts(ctx: Context, part: tuple[int, int] | None, minutes: int, noteboo
         where = _device_line(records[0], ctx.cpu_provenance)
         if gpu:
             where += f" and, for {gpu} of them, CUDA ({ctx.cuda_provenance.get('gpu', 'GPU')})"
-        ledger = ctx.link("claims.md")
-        if any(c.page == ctx.page for c in ctx.cpu.values()):
-            ledger += f"#{page_anchor(ctx.page)}"
-        bits.append(
-            f"rests on [{n} measured claim{'s' if n != 1 else ''}]({ledger}), verified on {where} "
-            f"with torch {torches}, {when}"
+        mine = any(c.page == ctx.page for c in ctx.cpu.values())
+        ledger = ctx.url("claims.md", page_anchor(ctx.page) if mine else "")
+        more.append(
+            f'Rests on <a href="{escape(ledger)}">{n} measured claim{"s" if n != 1 else ""}</a>, verified on '
+            f"{escape(where)} with torch {escape(torches)}, {when}."
         )
     if notebook is not None:
-        base = ctx.link(f"notebooks/{notebook.slug}")
-        bits.append(
-            f"run it yourself: [notebook]({base}.ipynb) or [script]({base}.py) "
-            f"({len(notebook.calls)} measurements, {duration(notebook.seconds)} on the machine that built this page)"
+        base = escape(ctx.url(f"notebooks/{notebook.slug}"))
+        line.append(f'<a href="{base}.ipynb">Run it</a> ({duration(notebook.seconds)})')
+        more.append(
+            f'Run it yourself as a <a href="{base}.ipynb">notebook</a> or a <a href="{base}.py">script</a>: '
+            f"{len(notebook.calls)} measurements, {duration(notebook.seconds)} on the machine that built this page."
         )
-    line = " · ".join(bits)
-    return line[0].upper() + line[1:] + "\n{ .page-facts }"
+    html = f'<div class="page-facts"><span class="page-facts-line">{" · ".join(line)}</span>'
+    if more:
+        html += (
+            '<details class="page-facts-more">'
+            f'<summary title="What this page rests on" aria-label="What this page rests on">{INFO}</summary>'
+            f"<p>{' '.join(more)}</p></details>"
+        )
+    return html + "</div>"
 
 
 def with_page_facts(markdown: str, facts: str) -> str:

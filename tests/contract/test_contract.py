@@ -505,12 +505,18 @@ def test_the_ledger_groups_by_page_in_reading_order_and_shows_cuda_only_when_rec
     assert "0 verified on CUDA" in alone
 
 
-def test_the_ledger_shows_the_value_the_page_shows():
+def test_the_ledgers_key_value_is_the_outcome_its_margin_is_about():
     c = record(values={"seeds": 5, "x": 0.123456})
-    assert render.key_value(c, {f"{c.page}\0{c.id}": [("seeds", ""), ("x", ".2f")]}) == ("x", "0.12")
-    assert render.key_value(c, {}) == ("x", "0.123")
+    assert render.key_value(c, {f"{c.page}\0{c.id}": [("seeds", ""), ("x", ".2f")]}) == ("", "—")
+    margins = [
+        {"what": "final loss ratio", "op": ">", "threshold": 3.0, "n": 5, "worst": 4.1637, "relative": 0.39},
+        {"what": "other", "op": ">", "threshold": 1.0, "n": 5, "worst": 9.0, "relative": 8.0},
+    ]
+    measured = dataclasses.replace(c, margins=margins)
+    assert render.key_value(measured, {}) == ("final loss ratio, worst of 5", "4.16")
+    assert render.key_value(dataclasses.replace(c, exact="equal"), {}) == ("", "holds exactly")
     headline = record(values={"x": 1.0, "headline": 2.5})
-    assert render.key_value(headline, {}) == ("headline", "2.5")
+    assert render.key_value(headline, {}) == ("", "2.5")
 
 
 def test_merge_drops_records_of_renamed_claims(tmp_path, monkeypatch):

@@ -137,3 +137,13 @@ def test_a_wheel_with_another_hash_is_refused(tmp_path):
     (tmp_path / facts.WHEEL).write_bytes(b"not the pinned wheel")
     with pytest.raises(facts.FactError, match="not the pinned"):
         facts.torchvision_wheel(tmp_path)
+
+
+def test_the_sources_page_folds_each_works_numbers_and_prints_metadata_plainly():
+    page = facts.sources_markdown(facts.load())
+    assert '??? note "The numbers taken from it (' in page
+    line = next(x for x in page.split("\n") if 'id="fact-resnet50-params"' in x)
+    assert line.startswith("    - ") and "metadata field `num_params` = 25,557,032." in line, line
+    assert '""' not in page and " meta " not in page
+    top1 = next(x for x in page.split("\n") if 'id="fact-resnet50-top1"' in x)
+    assert 'metadata field `_metrics["ImageNet-1K"]["acc@1"]` = 76.130' in top1, top1
