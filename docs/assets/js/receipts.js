@@ -409,26 +409,29 @@
   }
 })();
 
-// A table wider than the column scrolls inside the wrapper Material puts around it: give that wrapper a tab
-// stop and a name, so a keyboard can reach and scroll it (axe: scrollable-region-focusable). Only wrappers that
-// do scroll get one, checked after Material has wrapped the tables (its document$ fires per page). Measuring a
-// wrapper lays out its block, which a phone skips while it is off screen (content-visibility in site.css): all
-// at once that was one long task on a slow phone, so the wrappers are measured a few at a time, when idle.
+// A table or display equation wider than the column scrolls inside its own box (the wrapper Material puts
+// around a table; on a phone the equation's .katex-display, site.css): give that box a tab stop and a name, so a
+// keyboard can reach and scroll it (axe: scrollable-region-focusable). Only boxes that do scroll get one,
+// checked after Material has wrapped the tables (its document$ fires per page). Measuring a box lays out its
+// block: all at once that was one long task on a slow phone, so the boxes are measured a few at a time, when
+// idle.
 (function () {
   var later = window.requestIdleCallback
     ? function (f) { window.requestIdleCallback(f, { timeout: 2000 }); }
     : function (f) { window.setTimeout(function () { f(null); }, 0); };
 
+  var BOXES = ".md-typeset__scrollwrap, .md-typeset .katex-display";
+
   function check(wrap) {
     if (wrap.scrollWidth > wrap.clientWidth + 1 && !wrap.hasAttribute("tabindex")) {
       wrap.tabIndex = 0;
       wrap.setAttribute("role", "region");
-      wrap.setAttribute("aria-label", "Table, scrolls sideways");
+      wrap.setAttribute("aria-label", wrap.classList.contains("katex-display") ? "Equation, scrolls sideways" : "Table, scrolls sideways");
     }
   }
 
   function reachable() {
-    var wraps = Array.prototype.slice.call(document.querySelectorAll(".md-typeset__scrollwrap"));
+    var wraps = Array.prototype.slice.call(document.querySelectorAll(BOXES));
     var i = 0;
     function step(idle) {  /* while the browser says it is idle (15 ms a turn where it cannot say) */
       var until = performance.now() + (idle && !idle.didTimeout ? Math.min(idle.timeRemaining(), 15) : 15);
@@ -437,6 +440,10 @@
     }
     if (wraps.length) later(step);
   }
+  /* A box in a closed fold has no width until the fold opens: check the boxes in a fold as it opens. */
+  document.addEventListener("toggle", function (e) {
+    if (e.target.open && e.target.querySelectorAll) e.target.querySelectorAll(BOXES).forEach(check);
+  }, true);
   if (window.document$ && typeof window.document$.subscribe === "function") {
     window.document$.subscribe(reachable);
   } else if (document.readyState === "loading") {
@@ -444,4 +451,39 @@
   } else {
     reachable();
   }
+})();
+
+// A table of sentences, one row per item, is a list of blocks on a phone (site.css, data-rs-stack): each
+// cell gets its column's name (data-label) to lead its line. Marked from the text alone (no layout is
+// read), as soon as the script runs, before the page is first drawn, so nothing moves once it is.
+(function () {
+  function words(cell) {
+    var text = cell.textContent.trim();
+    return text ? text.split(/\s+/).length : 0;
+  }
+
+  function sentences(table) {
+    var cells = table.querySelectorAll("tbody td:not(:first-child)");
+    if (!cells.length) return false;
+    var chars = 0, most = 0;
+    cells.forEach(function (td) { chars += td.textContent.trim().length; most = Math.max(most, words(td)); });
+    return most >= 6 || chars / cells.length >= 20;
+  }
+
+  function stack() {
+    document.querySelectorAll(".md-content .md-typeset table:not([class]):not([data-rs-stack])").forEach(function (table) {
+      var heads = table.querySelectorAll("thead th");
+      if (heads.length < 2 || !sentences(table)) return;
+      var names = Array.prototype.map.call(heads, function (th) { return th.textContent.trim(); });
+      table.querySelectorAll("tbody tr").forEach(function (tr) {
+        Array.prototype.forEach.call(tr.children, function (td, i) {
+          if (names[i]) td.setAttribute("data-label", names[i]);
+        });
+      });
+      table.setAttribute("data-rs-stack", "");
+    });
+  }
+  stack();
+  if (window.document$ && typeof window.document$.subscribe === "function") window.document$.subscribe(stack);
+  else document.addEventListener("DOMContentLoaded", stack);
 })();
