@@ -487,3 +487,64 @@
   if (window.document$ && typeof window.document$.subscribe === "function") window.document$.subscribe(stack);
   else document.addEventListener("DOMContentLoaded", stack);
 })();
+
+// Print (site.css, @media print): every fold opens, the page prints in the light scheme, and each receipt is
+// plain text followed by a superscript number that points into a list of the claims behind the page's
+// numbers ("Receipts: 1. <claim> — <its ledger row>"), added at the end of the article. All of it is undone
+// after printing.
+(function () {
+  var undo = [];
+
+  function records() {
+    var el = document.getElementById("receipt-data");
+    try { return el ? JSON.parse(el.textContent) : {}; } catch (e) { return {}; }
+  }
+
+  function before() {
+    if (undo.length) return;
+    var article = document.querySelector(".md-content article") || document.querySelector(".md-content");
+    if (!article) return;
+    document.querySelectorAll(".md-content details:not([open])").forEach(function (d) {
+      d.open = true;
+      undo.push(function () { d.open = false; });
+    });
+    var body = document.body, scheme = body.getAttribute("data-md-color-scheme");
+    if (scheme && scheme !== "default") {
+      body.setAttribute("data-md-color-scheme", "default");
+      undo.push(function () { body.setAttribute("data-md-color-scheme", scheme); });
+    }
+    var data = records(), numbers = {}, order = [];
+    article.querySelectorAll("a.rcpt[data-claim]").forEach(function (a) {
+      var id = a.getAttribute("data-claim");
+      if (!(id in numbers)) { numbers[id] = order.length + 1; order.push(id); }
+      var sup = document.createElement("sup");
+      sup.className = "rcpt-n";
+      sup.textContent = numbers[id];
+      a.after(sup);
+      undo.push(function () { sup.remove(); });
+    });
+    if (!order.length) return;
+    var list = document.createElement("section");
+    list.className = "rcpt-print";
+    var head = document.createElement("h2");
+    head.textContent = "Receipts";
+    list.appendChild(head);
+    var ol = document.createElement("ol");
+    order.forEach(function (id) {
+      var d = data[id] || {}, li = document.createElement("li");
+      var url = new URL(d.ledger || "", location.href).href;
+      li.textContent = (d.title || d.statement || id) + " — " + url;
+      ol.appendChild(li);
+    });
+    list.appendChild(ol);
+    article.appendChild(list);
+    undo.push(function () { list.remove(); });
+  }
+
+  function after() {
+    while (undo.length) undo.pop()();
+  }
+
+  window.addEventListener("beforeprint", before);
+  window.addEventListener("afterprint", after);
+})();
