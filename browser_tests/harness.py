@@ -226,8 +226,8 @@ WIDE_LISTINGS = """() => {
   return wide;
 }"""
 
-# Blocks off screen are skipped until a reader scrolls near them (content-visibility in site.css): axe
-# judges every block as it is drawn then.
+# Should blocks off screen ever be skipped until a reader scrolls near them (content-visibility; site.css
+# used it on phones until 2026-12), axe still judges every block as it is drawn then.
 DRAW_ALL = ".md-content .md-typeset > * { content-visibility: visible !important; }"
 
 # Every axe rule in the light scheme; in the dark one only those that depend on colour.

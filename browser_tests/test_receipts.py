@@ -62,11 +62,34 @@ def _open(new_context: Any, base_url: str, path: str, width: int | None = None, 
     return page
 
 
+KIND_WORDS = {"measured": "measured finding", "exact": "exact finding", "identity": "checked identity"}
+
+
 def _check_popover_matches_record(page: Any, a: Any) -> None:
-    """What the popover says equals the record in results/cpu.json."""
+    """The popover leads with what the number is and its value, then the claim's title and kind; its closed
+    Details fold holds the record, which equals the record in results/cpu.json."""
     c = records()[a.get_attribute("data-claim")]
+    data = json.loads(page.locator("#receipt-data").text_content())[a.get_attribute("data-claim")]
+    key = a.get_attribute("data-key")
     pop = page.locator(POP)
     assert pop.is_visible()
+    # The first view: the headline (what this number is: its value), the claim's title and kind, no build words.
+    head = pop.locator(".rcpt-head").inner_text().strip()
+    assert head.endswith(": " + a.inner_text().strip()), head
+    label = (data.get("what") or {}).get(key) or data.get("title")
+    if label:
+        assert head.startswith(flat(label).replace("`", "")), head
+    kind = "identity" if c.get("identity") else "exact" if c.get("exact") else "measured"
+    badge = pop.locator(".rcpt-badge")
+    assert badge.inner_text().strip() == KIND_WORDS[kind] and f"rcpt-badge--{kind}" in badge.get_attribute("class")
+    assert pop.locator("details.rcpt-details").evaluate("d => !d.open"), "Details is open at first"
+    first = pop.inner_text()
+    machine = any(ch in key for ch in "._") and key not in (label or "")  # a record's key, not a word
+    assert not (machine and key in first) and "::" not in first and "torch" not in first, first
+    how = pop.locator("a", has_text="What is this?").evaluate("e => e.href")
+    assert how.endswith("/how-we-check/"), how
+    # The record, under Details.
+    pop.locator("details.rcpt-details").evaluate("d => { d.open = true; }")
     assert pop.locator(".rcpt-statement").inner_text().strip() == flat(typeset(c["statement"])).replace("`", "")
     text = pop.inner_text()
     assert f"torch {c['torch']}" in text and c["recorded_at"][:10] in text
@@ -77,18 +100,17 @@ def _check_popover_matches_record(page: Any, a: Any) -> None:
     # How the check came out: exactly, or the thinnest margin (sitekit.margins), in the words the record gives.
     if c.get("identity"):
         assert "checked identity" in text and c["identity"] in text.replace("`", ""), text
+        assert "not evidence" in text
     elif c.get("exact"):
         assert f"checked exactly: {c['exact']}" in text.replace("`", "")
-        assert "exact finding" in text
     else:
-        assert "Margin" in text and ("passes" in text or "clears" in text), text
-        assert "measured finding" in text
-    # A value the check asserted is a Value; any other is a Reading the run recorded (and says so).
-    asserted = a.get_attribute("data-key") in (c.get("asserted_keys") or [])
+        assert "Result" in text and ("passes" in text or "clears" in text), text
+    # A value the check asserted says so; any other is a reading the run recorded (and says so).
+    asserted = key in (c.get("asserted_keys") or [])
     assert ("asserted by the check" if asserted else "recorded by the run, not asserted") in text, text
-    key = a.get_attribute("data-key")
-    assert f"({key})" in text and a.inner_text() in text
-    data = json.loads(page.locator("#receipt-data").text_content())[a.get_attribute("data-claim")]
+    assert key in text and a.inner_text() in text
+    node, _, function = c["test"].partition("::")
+    assert node in text and function in text, text
     value = c["values"]
     for part in key.split("."):
         value = value[int(part)] if isinstance(value, list) else value[part]
@@ -96,6 +118,7 @@ def _check_popover_matches_record(page: Any, a: Any) -> None:
     ledger = pop.locator("a", has_text="Ledger row").evaluate("e => e.href")
     assert ledger == a.evaluate("e => e.href") and ledger.endswith("/claims/#claim-" + c["id"].replace("_", "-"))
     assert pop.locator("a", has_text="Listing").count() == (1 if data["listing"] else 0)
+    pop.locator("details.rcpt-details").evaluate("d => { d.open = false; }")
 
 
 def test_hover_shows_the_record_and_leaving_hides_it(new_context: Any, base_url: str) -> None:
@@ -143,7 +166,7 @@ def test_tab_from_the_popovers_last_link_goes_on_after_the_receipt(new_context: 
     a.focus()
     page.keyboard.press("Enter")
     page.wait_for_selector(POP, state="visible")
-    links = page.locator(POP).locator("a[href], button").count()
+    links = page.locator(POP).locator("a[href], button, summary").filter(visible=True).count()
     for _ in range(links + 1):  # into the popover, through its links, and out
         page.keyboard.press("Tab")
     assert page.locator(POP).count() == 0, "Tab out of the popover's last link left it open"
@@ -164,7 +187,9 @@ def test_escape_closes_a_hover_popover_without_pinning_it(new_context: Any, base
     assert not page.errors
 
 
-def test_tap_on_a_phone_opens_a_popover_that_fits_the_screen(new_context: Any, base_url: str) -> None:
+def test_tap_on_a_phone_opens_a_sheet_that_fits_the_screen(new_context: Any, base_url: str) -> None:
+    """At 390 x 844 a tap opens a bottom sheet, at most 40 % of the screen even with its Details open, that
+    leads with the headline, keeps the receipt in view above it, and that Back to top never covers."""
     page = _open(
         new_context,
         base_url,
@@ -175,14 +200,63 @@ def test_tap_on_a_phone_opens_a_popover_that_fits_the_screen(new_context: Any, b
     )
     a = _first_seeded(page)
     a.scroll_into_view_if_needed()
+    page.mouse.wheel(0, 400)  # down, then up a little: the Back to top pill shows
+    page.wait_for_timeout(200)
+    page.mouse.wheel(0, -200)
+    page.wait_for_timeout(300)
+    a.scroll_into_view_if_needed()
     a.tap()
     page.wait_for_selector(POP, state="visible")
+    pop = page.locator(POP)
+    assert "rcpt-sheet" in pop.get_attribute("class")
+    assert pop.evaluate("p => p.querySelector('.rcpt-body').firstElementChild.classList.contains('rcpt-head')")
     _check_popover_matches_record(page, a)
-    box = page.locator(POP).bounding_box()
-    assert box["x"] >= 0 and box["x"] + box["width"] <= 390, box
+    for state in ("closed", "open"):
+        box = pop.bounding_box()
+        assert box["x"] >= 0 and box["x"] + box["width"] <= 390, (state, box)
+        assert box["height"] <= 0.4 * 844 + 0.5, (state, box)
+        assert box["y"] + box["height"] <= 844 + 0.5, (state, box)
+        top = page.locator(".md-top")
+        if top.count() and top.is_visible():
+            t = top.bounding_box()
+            assert t["y"] + t["height"] <= box["y"] or t["y"] >= box["y"] + box["height"], (state, t, box)
+        r = a.bounding_box()
+        assert r["y"] >= 0 and r["y"] + r["height"] <= box["y"], f"the sheet covers its receipt ({state})"
+        pop.locator("summary").tap()
     assert page.url.split("#")[0] == base_url + receipt_page(), "the tap followed the link instead of opening"
-    page.locator(POP).locator(".rcpt-close").tap()
+    pop.locator(".rcpt-close").tap()
     page.wait_for_selector(POP, state="detached")
+    assert not page.errors
+
+
+def test_escape_closes_a_sheet_and_focus_returns_to_the_receipt(new_context: Any, base_url: str) -> None:
+    page = _open(new_context, base_url, receipt_page(), width=390)
+    a = _first_seeded(page)
+    a.focus()
+    page.keyboard.press("Enter")
+    page.wait_for_selector(POP, state="visible")
+    assert "rcpt-sheet" in page.locator(POP).get_attribute("class")
+    assert page.evaluate("getComputedStyle(document.querySelector('.md-top')).visibility") == "hidden"
+    page.keyboard.press("Tab")
+    page.keyboard.press("Escape")
+    page.wait_for_selector(POP, state="detached")
+    assert page.evaluate("document.activeElement.classList.contains('rcpt')"), "Escape did not return focus"
+    assert page.evaluate("getComputedStyle(document.querySelector('.md-top')).visibility") == "visible"
+    assert not page.errors
+
+
+def test_a_marker_leads_with_its_claim(new_context: Any, base_url: str) -> None:
+    page = _open(new_context, base_url, receipt_page())
+    mark = page.locator("a.rcpt-mark:visible").first
+    mark.scroll_into_view_if_needed()
+    mark.click()
+    page.wait_for_selector(POP, state="visible")
+    data = json.loads(page.locator("#receipt-data").text_content())[mark.get_attribute("data-claim")]
+    head = page.locator(POP).locator(".rcpt-head").inner_text().strip()
+    if data.get("title"):
+        assert head == flat(data["title"]).replace("`", "")
+    else:
+        assert flat(data["statement"]).startswith(head.rstrip("…")), head
     assert not page.errors
 
 

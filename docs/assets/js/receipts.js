@@ -1,8 +1,10 @@
-/* Receipts: a measured number (a.rcpt, written by sitekit/receipts.py) opens a small popover with the
-   record behind it, on hover, click, tap or Enter. Focus alone opens nothing, so a keyboard reader tabs
-   past a receipt in one stop; Tab from an open receipt enters its popover, Tab from the popover's last
-   link goes on to whatever follows the receipt, and Esc closes it. Without this script each receipt is a
-   plain link to its row in the claims ledger. The ledger's filter box lives here too. No dependencies. */
+/* Receipts: a measured number (a.rcpt, written by sitekit/receipts.py) opens a small popover on hover, click,
+   tap or Enter: what this number is and its value, the claim it supports and its kind, and the record behind
+   it in a closed Details fold. On a phone (a narrow screen or a finger for a pointer) it is a sheet along the
+   bottom of the screen. Focus alone opens nothing, so a keyboard reader tabs past a receipt in one stop; Tab
+   from an open receipt enters its popover, Tab from the popover's last stop goes on to whatever follows the
+   receipt, and Esc closes it and returns to the receipt. Without this script each receipt is a plain link to
+   its row in the claims ledger. The ledger's filter box lives here too. No dependencies. */
 (function () {
   "use strict";
 
@@ -87,78 +89,165 @@
     return dd;
   }
 
+  /* The three kinds of claim look different (shape and colour, and the words): a measured finding, an
+     exact one, and an identity that holds by construction and so is no evidence. The receipt's class says
+     which (k-measured, k-exact, k-identity); else the record's words do. */
+  var KINDS = { "measured finding": "measured", "exact finding": "exact", "checked identity": "identity" };
+  function kindOf(a, d) {
+    var m = /(?:^|\s)k-(measured|exact|identity)(?:\s|$)/.exec(a.className);
+    return m ? m[1] : KINDS[d.kind] || "measured";
+  }
+  var KIND_WORDS = { measured: "measured finding", exact: "exact finding", identity: "checked identity" };
+
+  /* "tests/x/test_y.py::test_z" -> "test_z in tests/x/test_y.py" */
+  function testWords(id) {
+    var parts = String(id).split("::");
+    return parts.length > 1 ? "`" + parts.slice(1).join(" › ") + "` in `" + parts[0] + "`" : "`" + id + "`";
+  }
+
+  /* The How we check page sits beside the ledger: "../../claims/#claim-x" -> "../../how-we-check/". */
+  function howWeCheck(ledger) {
+    return String(ledger).replace(/claims\/(?:index\.html)?(?:#.*)?$/, "how-we-check/");
+  }
+
+  /* A record without a title: its statement's opening words (the whole statement is under Details). */
+  function shorter(text) {
+    text = String(text);
+    if (text.length <= 90) return text;
+    var cut = text.lastIndexOf(" ", 80);
+    return text.slice(0, cut > 40 ? cut : 80).replace(/[,;:(]+$/, "") + "…";
+  }
+
+  function link(text, href) {
+    var a = el("a", "", text);
+    a.href = href;
+    return a;
+  }
+
+  /* The popover leads with what this number is and its value, then one line for the claim it supports and
+     its kind; the record behind it (statement, margin, runs, counterfactuals, test) waits in a closed
+     Details fold. A marker (no key) leads with the claim's title. */
   function build(a, d) {
     var box = el("div", "rcpt-pop");
     box.id = "rcpt-pop";
     box.setAttribute("role", "dialog");
-    box.setAttribute("aria-label", "Receipt");
+    box.setAttribute("aria-labelledby", "rcpt-pop-head");
     var close = el("button", "rcpt-close", "×");
     close.type = "button";
-    close.setAttribute("aria-label", "Close the receipt");
+    close.setAttribute("aria-label", "Close");
     close.addEventListener("click", function () { hide(true); });
     box.appendChild(close);
-    box.appendChild(withCode(el("p", "rcpt-statement"), d.statement));
-    var dl = el("dl");
+    var body = el("div", "rcpt-body");
+    box.appendChild(body);
+
+    var title = d.title || shorter(d.statement);
     var key = a.getAttribute("data-key");
+    var what = key !== null && d.what && d.what[key];
+    var head = el("p", "rcpt-head");
+    head.id = "rcpt-pop-head";
+    var shown = "";
     if (key !== null) {
-      var shown = shownText(a);
+      shown = shownText(a).trim();
+      withCode(head.appendChild(el("span", "rcpt-what")), what || title);
+      head.appendChild(document.createTextNode(": "));
+      withPowers(head.appendChild(el("strong", "rcpt-value")), shown);
+    } else {
+      withCode(head, title);
+    }
+    body.appendChild(head);
+
+    var kind = kindOf(a, d);
+    var claim = el("p", "rcpt-claim");
+    var badge = claim.appendChild(el("span", "rcpt-badge rcpt-badge--" + kind, KIND_WORDS[kind]));
+    if (kind === "identity") badge.title = "holds by construction, not evidence";
+    if (key !== null && what) {
+      claim.appendChild(document.createTextNode(" "));
+      withCode(claim.appendChild(el("span", "rcpt-title")), title);
+    }
+    if (kind === "identity") claim.appendChild(el("span", "rcpt-note", " Holds by construction, not evidence."));
+    claim.appendChild(document.createTextNode(" "));
+    claim.appendChild(link("What is this?", howWeCheck(d.ledger))).className = "rcpt-how";
+    body.appendChild(claim);
+
+    var more = el("details", "rcpt-details");
+    more.appendChild(el("summary", "", "Details"));
+    more.appendChild(withCode(el("p", "rcpt-statement"), d.statement));
+    var dl = el("dl");
+    if (key !== null) {
       var parts = [shown];
-      if (key in d.values && typeof d.values[key] === "number" && !Number.isInteger(d.values[key])) {
-        var full = typeset(d.values[key]);
-        if (full !== shown && untypeset(shown) !== d.values[key]) parts.push("recorded " + full);
+      var values = d.values || {};
+      if (key in values && typeof values[key] === "number" && !Number.isInteger(values[key])) {
+        var full = typeset(values[key]);
+        if (full !== shown && untypeset(shown) !== values[key]) parts.push("recorded " + full);
       }
       var asserted = (d.asserted || []).indexOf(key) >= 0;
-      var dd = row(dl, asserted ? "Value" : "Reading", parts.join(", "));
+      var dd = row(dl, "This number", parts.join(", "));
       dd.setAttribute("data-key", key);
-      dd.appendChild(el("span", "rcpt-key", " (" + key + ")"));
-      dd.appendChild(el("span", "rcpt-asserted", asserted ? " asserted by the check" : " recorded by the run, not asserted"));
+      dd.appendChild(el("span", "rcpt-asserted", asserted ? "; asserted by the check" : "; recorded by the run, not asserted"));
+      withCode(dd.appendChild(el("span", "rcpt-key")), " (in the record as `" + key + "`)");
     }
     var extra = [];
     if (d.seeds) extra.push(d.seeds + " seeds");
     if (d.tolerance) extra.push("tolerance " + d.tolerance);
     if (extra.length) row(dl, "Over", extra.join(", "));
-    if (d.kind) row(dl, "Kind", d.kind).className = "rcpt-kind";
-    if (d.margin) row(dl, "Margin", d.margin).className = "rcpt-margin";
+    if (d.margin) row(dl, "Result", d.margin).className = "rcpt-margin";
     if (d.experiment) row(dl, "Experiment", d.experiment).className = "rcpt-exp";
-    d.runs.forEach(function (r) {
+    (d.runs || []).forEach(function (r) {
       var text = r.device + ", torch " + r.torch + ", " + r.date;
       if (r.reused) text += typeof r.reused === "string" ? " (reused from the run of " + r.reused.slice(0, 10) + ")" : " (reused from an earlier run)";
       row(dl, "Verified", text).className = "rcpt-run";
     });
-    if (d.device_independent) row(dl, "CUDA", "device-independent: not counted as verified on CUDA");
-    d.counterfactuals.forEach(function (c, i) {
+    if (d.device_independent) row(dl, "GPU", "its outcome cannot depend on the device, so a GPU run is not counted as a second check");
+    (d.counterfactuals || []).forEach(function (c, i) {
       row(dl, i ? "" : "Fails on", c).className = "rcpt-cf";
     });
-    box.appendChild(dl);
+    if (d.test) row(dl, "Checked by", testWords(d.test)).className = "rcpt-test";
+    more.appendChild(dl);
     var links = el("p", "rcpt-links");
     if (d.listing) {
-      var listing = el("a", "", "Listing");
-      listing.href = d.listing;
-      links.appendChild(listing);
+      links.appendChild(link("Listing", d.listing));
       links.appendChild(document.createTextNode(" · "));
     }
-    var ledger = el("a", "", "Ledger row");
-    ledger.href = d.ledger;
-    links.appendChild(ledger);
-    links.appendChild(el("span", "rcpt-test", " " + d.test));
-    box.appendChild(links);
+    links.appendChild(link("Ledger row", d.ledger));
+    more.appendChild(links);
+    more.addEventListener("toggle", function () { if (pop === box && !sheet) place(owner, box, true); });
+    body.appendChild(more);
+
     box.addEventListener("mouseenter", function () { clearTimeout(timer); });
     box.addEventListener("mouseleave", function () { if (!pinned) later(); });
     box.addEventListener("keydown", onPopKey);
     return box;
   }
 
-  function place(a, box) {
+  /* A phone (a narrow screen, or a finger for a pointer) gets a sheet along the bottom of the screen, at
+     most 40 % of its height; elsewhere a popover under (or over) the receipt. */
+  var SHEET = "(max-width: 44.9375em), (pointer: coarse)";
+  var sheet = false;
+
+  function place(a, box, keep) {
+    if (sheet) {
+      /* Keep the receipt in view above the sheet. */
+      var r0 = a.getBoundingClientRect(), top = window.innerHeight - box.offsetHeight;
+      if (r0.bottom > top - 8) window.scrollBy(0, r0.bottom - top + 16);
+      return;
+    }
     var r = a.getBoundingClientRect();
-    var width = Math.min(352, document.documentElement.clientWidth - 16);
+    var width = Math.min(368, document.documentElement.clientWidth - 16);
     box.style.width = width + "px";
     var left = Math.max(8, Math.min(r.left, document.documentElement.clientWidth - width - 8));
     box.style.left = left + window.scrollX + "px";
-    box.style.top = r.bottom + window.scrollY + 6 + "px";
+    /* Under the receipt where it fits, else over it; where neither fits, in the larger space, scrolling
+       inside. Opening the Details fold keeps the side it is on (`keep`), so the fold's summary stays put. */
+    var header = document.querySelector(".md-header");
+    var ceiling = header ? Math.max(0, header.getBoundingClientRect().bottom) : 0;
+    var below = window.innerHeight - r.bottom - 14, above = r.top - ceiling - 14;
+    box.style.maxHeight = "";
     var h = box.offsetHeight;
-    if (r.bottom + 6 + h > window.innerHeight && r.top - 6 - h > 0) {
-      box.style.top = r.top + window.scrollY - 6 - h + "px";
-    }
+    var up = keep ? box.classList.contains("rcpt-up") : h > below && (h <= above || above > below);
+    box.classList.toggle("rcpt-up", up);
+    if (h > (up ? above : below)) box.style.maxHeight = Math.max(up ? above : below, 160) + "px";
+    h = box.offsetHeight;
+    box.style.top = (up ? r.top - 6 - h : r.bottom + 6) + window.scrollY + "px";
   }
 
   function show(a, pin) {
@@ -167,10 +256,13 @@
     hide(false);
     var d = records()[a.getAttribute("data-claim")];
     if (!d) return;
+    sheet = window.matchMedia(SHEET).matches;
     pop = build(a, d);
+    if (sheet) pop.classList.add("rcpt-sheet");
     owner = a;
     pinned = pin;
     document.body.appendChild(pop);
+    document.documentElement.classList.add("rcpt-open");  /* hides the Back to top pill (site.css) */
     place(a, pop);
     a.setAttribute("aria-expanded", "true");
     a.setAttribute("aria-controls", "rcpt-pop");
@@ -184,6 +276,7 @@
     pop = null;
     owner = null;
     pinned = false;
+    document.documentElement.classList.remove("rcpt-open");
     a.setAttribute("aria-expanded", "false");
     a.removeAttribute("aria-controls");
     if (refocus) a.focus();
@@ -194,14 +287,22 @@
     timer = setTimeout(function () { hide(false); }, 250);
   }
 
+  /* What Tab can reach in the popover now: not the links inside a closed fold. */
+  function stops() {
+    return Array.prototype.filter.call(pop.querySelectorAll("a[href], button, summary"), function (n) {
+      var fold = n.closest("details");
+      return !fold || fold.open || n.parentNode === fold && n.tagName === "SUMMARY";
+    });
+  }
+
   /* The popover sits at the end of the body, so its links are not next to the receipt in the tab order:
-     Shift+Tab from its first link returns to the receipt, and Tab from its last puts focus back on the
+     Shift+Tab from its first stop returns to the receipt, and Tab from its last puts focus back on the
      receipt without cancelling the key, so the browser's own Tab goes on from there (into a closed fold's
      summary, past hidden text) exactly as if the popover had never been opened. */
   function onPopKey(e) {
     if (e.key === "Escape") { e.preventDefault(); e.stopPropagation(); hide(true); return; }
     if (e.key !== "Tab") return;
-    var inside = pop.querySelectorAll("a[href], button");
+    var inside = stops();
     var first = inside[0], last = inside[inside.length - 1];
     if (e.shiftKey && document.activeElement === first) { e.preventDefault(); owner.focus(); }
     else if (!e.shiftKey && document.activeElement === last) {
@@ -245,10 +346,14 @@
       hide(keyboard);
     } else if (e.key === "Tab" && !e.shiftKey && pinned && document.activeElement === owner) {
       e.preventDefault();
-      pop.querySelector("a[href], button").focus();
+      stops()[0].focus();
     }
   });
-  window.addEventListener("resize", function () { if (pop) hide(false); });
+  /* A phone's address bar coming and going resizes the window: a sheet stays while the screen is still a
+     phone's; a popover placed against the page closes. */
+  window.addEventListener("resize", function () {
+    if (pop && !(sheet && window.matchMedia(SHEET).matches)) hide(false);
+  });
 
   /* The ledger: a filter box (hidden without this script), and the targeted row's group kept open. */
   function ledger() {
@@ -304,26 +409,29 @@
   }
 })();
 
-// A table wider than the column scrolls inside the wrapper Material puts around it: give that wrapper a tab
-// stop and a name, so a keyboard can reach and scroll it (axe: scrollable-region-focusable). Only wrappers that
-// do scroll get one, checked after Material has wrapped the tables (its document$ fires per page). Measuring a
-// wrapper lays out its block, which a phone skips while it is off screen (content-visibility in site.css): all
-// at once that was one long task on a slow phone, so the wrappers are measured a few at a time, when idle.
+// A table or display equation wider than the column scrolls inside its own box (the wrapper Material puts
+// around a table; on a phone the equation's .katex-display, site.css): give that box a tab stop and a name, so a
+// keyboard can reach and scroll it (axe: scrollable-region-focusable). Only boxes that do scroll get one,
+// checked after Material has wrapped the tables (its document$ fires per page). Measuring a box lays out its
+// block: all at once that was one long task on a slow phone, so the boxes are measured a few at a time, when
+// idle.
 (function () {
   var later = window.requestIdleCallback
     ? function (f) { window.requestIdleCallback(f, { timeout: 2000 }); }
     : function (f) { window.setTimeout(function () { f(null); }, 0); };
 
+  var BOXES = ".md-typeset__scrollwrap, .md-typeset .katex-display";
+
   function check(wrap) {
     if (wrap.scrollWidth > wrap.clientWidth + 1 && !wrap.hasAttribute("tabindex")) {
       wrap.tabIndex = 0;
       wrap.setAttribute("role", "region");
-      wrap.setAttribute("aria-label", "Table, scrolls sideways");
+      wrap.setAttribute("aria-label", wrap.classList.contains("katex-display") ? "Equation, scrolls sideways" : "Table, scrolls sideways");
     }
   }
 
   function reachable() {
-    var wraps = Array.prototype.slice.call(document.querySelectorAll(".md-typeset__scrollwrap"));
+    var wraps = Array.prototype.slice.call(document.querySelectorAll(BOXES));
     var i = 0;
     function step(idle) {  /* while the browser says it is idle (15 ms a turn where it cannot say) */
       var until = performance.now() + (idle && !idle.didTimeout ? Math.min(idle.timeRemaining(), 15) : 15);
@@ -332,6 +440,10 @@
     }
     if (wraps.length) later(step);
   }
+  /* A box in a closed fold has no width until the fold opens: check the boxes in a fold as it opens. */
+  document.addEventListener("toggle", function (e) {
+    if (e.target.open && e.target.querySelectorAll) e.target.querySelectorAll(BOXES).forEach(check);
+  }, true);
   if (window.document$ && typeof window.document$.subscribe === "function") {
     window.document$.subscribe(reachable);
   } else if (document.readyState === "loading") {
@@ -339,4 +451,100 @@
   } else {
     reachable();
   }
+})();
+
+// A table of sentences, one row per item, is a list of blocks on a phone (site.css, data-rs-stack): each
+// cell gets its column's name (data-label) to lead its line. Marked from the text alone (no layout is
+// read), as soon as the script runs, before the page is first drawn, so nothing moves once it is.
+(function () {
+  function words(cell) {
+    var text = cell.textContent.trim();
+    return text ? text.split(/\s+/).length : 0;
+  }
+
+  function sentences(table) {
+    var cells = table.querySelectorAll("tbody td:not(:first-child)");
+    if (!cells.length) return false;
+    var chars = 0, most = 0;
+    cells.forEach(function (td) { chars += td.textContent.trim().length; most = Math.max(most, words(td)); });
+    return most >= 6 || chars / cells.length >= 20;
+  }
+
+  function stack() {
+    document.querySelectorAll(".md-content .md-typeset table:not([class]):not([data-rs-stack])").forEach(function (table) {
+      var heads = table.querySelectorAll("thead th");
+      if (heads.length < 2 || !sentences(table)) return;
+      var names = Array.prototype.map.call(heads, function (th) { return th.textContent.trim(); });
+      table.querySelectorAll("tbody tr").forEach(function (tr) {
+        Array.prototype.forEach.call(tr.children, function (td, i) {
+          if (names[i]) td.setAttribute("data-label", names[i]);
+        });
+      });
+      table.setAttribute("data-rs-stack", "");
+    });
+  }
+  stack();
+  if (window.document$ && typeof window.document$.subscribe === "function") window.document$.subscribe(stack);
+  else document.addEventListener("DOMContentLoaded", stack);
+})();
+
+// Print (site.css, @media print): every fold opens, the page prints in the light scheme, and each receipt is
+// plain text followed by a superscript number that points into a list of the claims behind the page's
+// numbers ("Receipts: 1. <claim> — <its ledger row>"), added at the end of the article. All of it is undone
+// after printing.
+(function () {
+  var undo = [];
+
+  function records() {
+    var el = document.getElementById("receipt-data");
+    try { return el ? JSON.parse(el.textContent) : {}; } catch (e) { return {}; }
+  }
+
+  function before() {
+    if (undo.length) return;
+    var article = document.querySelector(".md-content article") || document.querySelector(".md-content");
+    if (!article) return;
+    document.querySelectorAll(".md-content details:not([open])").forEach(function (d) {
+      d.open = true;
+      undo.push(function () { d.open = false; });
+    });
+    var body = document.body, scheme = body.getAttribute("data-md-color-scheme");
+    if (scheme && scheme !== "default") {
+      body.setAttribute("data-md-color-scheme", "default");
+      undo.push(function () { body.setAttribute("data-md-color-scheme", scheme); });
+    }
+    var data = records(), numbers = {}, order = [];
+    article.querySelectorAll("a.rcpt[data-claim]").forEach(function (a) {
+      var id = a.getAttribute("data-claim");
+      if (!(id in numbers)) { numbers[id] = order.length + 1; order.push(id); }
+      var sup = document.createElement("sup");
+      sup.className = "rcpt-n";
+      sup.textContent = numbers[id];
+      a.after(sup);
+      undo.push(function () { sup.remove(); });
+    });
+    if (!order.length) return;
+    var list = document.createElement("section");
+    list.className = "rcpt-print";
+    var head = document.createElement("h2");
+    head.textContent = "Receipts";
+    list.appendChild(head);
+    var ol = document.createElement("ol");
+    order.forEach(function (id) {
+      var d = data[id] || {}, li = document.createElement("li");
+      var url = new URL(d.ledger || "", location.href).href;
+      li.textContent = (d.title || d.statement || id) + " — " + url;
+      ol.appendChild(li);
+    });
+    list.appendChild(ol);
+    article.appendChild(list);
+    undo.push(function () { list.remove(); });
+  }
+
+  function after() {
+    while (undo.length) undo.pop()();
+  }
+
+  window.addEventListener("beforeprint", before);
+  window.addEventListener("afterprint", after);
 })();
