@@ -63,9 +63,28 @@ def outside_fences(markdown: str) -> Iterator[tuple[str, bool]]:
             yield line, True
 
 
-def reading_minutes(markdown: str, words_per_minute: int = 200) -> int:
-    """Minutes to read a page's prose: fenced code, macros and HTML tags are not counted."""
+FOLD = re.compile(r"^(\s*)\?\?\?(?!\+)")  # a collapsed fold (`???`, not `???+`): its title shows, its body not
+
+
+def main_text(lines: list[str]) -> list[str]:
+    """The lines a reader sees as the page loads: a collapsed fold's body (lines indented under its `???`) left out."""
+    out, fold = [], None
+    for line in lines:
+        if fold is not None:
+            if not line.strip() or len(line) - len(line.lstrip()) > fold:
+                continue
+            fold = None
+        if (m := FOLD.match(line)) is not None:
+            fold = len(m[1])
+        out.append(line)
+    return out
+
+
+def reading_minutes(markdown: str, words_per_minute: int = 200, folds: bool = False) -> int:
+    """Minutes to read a page's main text (with `folds`, its folds' bodies too): fenced code, macros and HTML tags
+    are not counted."""
     prose = [line for line, is_prose in outside_fences(markdown) if is_prose]
+    prose = prose if folds else main_text(prose)
     text = re.sub(r"<[^>]+>|\{\{.*?\}\}", " ", "\n".join(prose))
     return max(1, math.ceil(len(re.findall(r"[A-Za-z0-9]+", text)) / words_per_minute))
 
@@ -150,7 +169,9 @@ def _lab(ctx: Context) -> tuple[int, int] | None:
     return (labs[ctx.page], len(labs)) if ctx.page in labs else None
 
 
-def page_facts(ctx: Context, part: tuple[int, int] | None, minutes: int, notebook: Any = None) -> str:
+def page_facts(
+    ctx: Context, part: tuple[int, int] | None, minutes: int, notebook: Any = None, with_folds: int = 0
+) -> str:
     """The byline under a page's title, one line: where the page sits ("Part 1 of 7", "Lab 2 of 3"), how long it
     reads and, where the page runs measurements, a link to run them (its notebook, a sitekit.notebooks.Notebook)
     with how long that takes. What the page rests on (its claims, the machine, torch, the dates) and the script
@@ -161,7 +182,7 @@ def page_facts(ctx: Context, part: tuple[int, int] | None, minutes: int, noteboo
     elif (lab := _lab(ctx)) is not None:
         line.append(f"Lab {lab[0]} of {lab[1]}")
     line.append(f"{minutes} min read")
-    more = []
+    more = [f"{minutes} min for the main text, {with_folds} with every fold open."] if with_folds > minutes else []
     cited = sorted(ctx.cited & set(ctx.cpu))
     if cited:
         records = [ctx.cpu[cid] for cid in cited]

@@ -267,7 +267,13 @@ def _page_markdown(site: Site, uri: str, markdown: str, raw: str) -> tuple[str, 
     site.cited[uri] = ctx.cited
     if ctx.cited or uri in site.parts:
         book = site.notebooks.get(uri)
-        line = render.page_facts(ctx, site.parts.get(uri), render.reading_minutes(markdown), book)
+        line = render.page_facts(
+            ctx,
+            site.parts.get(uri),
+            render.reading_minutes(markdown),
+            book,
+            with_folds=render.reading_minutes(markdown, folds=True),
+        )
         out = render.with_page_facts(out, line)
     return out, ctx.receipts
 
