@@ -451,6 +451,15 @@ def check(session: nox.Session) -> None:
 
 
 @nox.session
+def deps(session: nox.Session) -> None:
+    """`-- FILE [FILE ...]`: the claims and experiments whose fingerprint covers each file, their recorded run
+    times, and the one command that re-verifies them all (sitekit/deps.py; seconds, nothing is run)."""
+    py = site_env(session)
+    files = [str(Path(session.invoked_from, f)) for f in session.posargs]  # relative to where nox was run
+    session.run(str(py), "-m", "sitekit.deps", *files, external=True)
+
+
+@nox.session
 def lint(session: nox.Session) -> None:
     """Formatting and lint checks (ruff)."""
     py = site_env(session)

@@ -21,3 +21,35 @@ def test_docs_names_the_files_lint_would_fail_and_the_fix(tmp_path):
     assert hint is not None and "messy.py" in hint and "clean.py" not in hint
     assert "ruff format ." in hint and "ruff check --fix ." in hint
     assert "\n" not in hint, "one line"
+
+
+def test_deps_lists_the_claims_a_snippet_feeds_and_the_command(capsys):
+    from sitekit import deps
+
+    snippet = ROOT / "snippets" / "gradient_highway" / "add_node.py"
+    found = deps.dependents(snippet)
+    assert [d.test for d in found] == ["tests/gradient_highway/test_add_node.py"]
+    assert "add_node_passes_upstream_gradient_unchanged" in found[0].ids
+    lines = deps.report(snippet)
+    assert lines[-1].endswith("nox -s tests -- tests/gradient_highway/test_add_node.py")
+    assert "Re-verify them all (about" in lines[-1]
+
+
+def test_deps_follows_conftests_and_names_experiments_with_their_committed_time():
+    from sitekit import deps, experiments
+
+    committed = {c.test.split("::")[0]: c for c in experiments.load("cpu").values()}
+    exp_test = sorted(committed)[0]
+    found = {d.test: d for d in deps.dependents(ROOT / "requirements" / "lock.txt")}  # the lock covers every claim
+    assert exp_test in found and found[exp_test].experiment
+    assert found[exp_test].seconds == committed[exp_test].ran["wall_s"]
+    assert deps.command(list(found.values())) == "nox -s experiments && nox -s tests"
+    conftest = ROOT / "tests" / "initialisation" / "conftest.py"
+    covered = {d.test for d in deps.dependents(conftest)}
+    assert covered and all(t.startswith("tests/initialisation/") for t in covered)
+
+
+def test_deps_says_when_nothing_depends_on_a_file():
+    from sitekit import deps
+
+    assert "no claim's fingerprint covers it" in deps.report(ROOT / "README.md")[0]
