@@ -53,3 +53,47 @@ def test_deps_says_when_nothing_depends_on_a_file():
     from sitekit import deps
 
     assert "no claim's fingerprint covers it" in deps.report(ROOT / "README.md")[0]
+
+
+def _failed_as_out_of_date() -> object:
+    from sitekit import claims, experiments
+
+    test = "tests/gradient_highway/test_add_node.py"
+    return claims.Claim(
+        id="add_node_passes_upstream_gradient_unchanged",
+        statement="s",
+        page="module/gradient-highway.md",
+        snippet="snippets/gradient_highway/add_node.py",
+        test=f"{test}::test_add_node_passes_upstream_gradient_unchanged",
+        values={"x": 1.5},
+        status="failed",
+        device="cpu",
+        torch="2.13.0",
+        hash=claims.code_hash(ROOT / test, "cpu", "2.13.0"),
+        recorded_at="2026-01-01T00:00:00+00:00",
+        duration_s=0.1,
+        counterfactuals=[],
+        error=experiments.stale_message(ROOT / test, "code changed"),
+    )
+
+
+def test_the_preview_says_out_of_date_not_failed_for_a_stale_experiment():
+    from sitekit import render
+
+    c = _failed_as_out_of_date()
+    ctx = render.Context(page="module/gradient-highway.md", cpu={c.id: c}, strict=False)
+    out = render.render('{{ claim("%s") }}' % c.id, ctx)
+    assert "out of date" in out and "fix it" not in out and "failed" not in out
+
+
+def test_an_out_of_date_run_names_the_edited_file_once_with_one_command(monkeypatch):
+    from sitekit import deps, experiments
+
+    files = sorted({c.test.split("::")[0] for c in experiments.load("cpu").values()})[:2]
+    monkeypatch.setattr(deps, "edited_files", lambda test_file, record: ["snippets/shared/helper.py"])
+    lines = experiments.out_of_date_summary(dict.fromkeys(files, "code changed"))
+    text = "\n".join(lines)
+    assert text.count("snippets/shared/helper.py") == 1
+    assert text.count("nox -s experiments --") == 1 and all(f in lines[-1] for f in files)
+    assert "by their committed run times" in lines[-1]
+    assert "out of date" in experiments.stale_message(ROOT / files[0], "code changed")
