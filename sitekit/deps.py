@@ -157,6 +157,15 @@ def changed_since(commit: str, files: list[Path]) -> list[str]:
         return []
     rels = [p.relative_to(claims.ROOT).as_posix() for p in files if p.is_relative_to(claims.ROOT)]
     try:
+        if commit.endswith("+dirty"):  # run on uncommitted code: compare with the commit that committed the record
+            later = subprocess.run(
+                ["git", "log", "--reverse", "--format=%H", f"{base}..HEAD", "--", "results/experiments-cpu.json"],
+                cwd=claims.ROOT,
+                capture_output=True,
+                text=True,
+                check=True,
+            ).stdout.split()
+            base = later[0] if later else base
         out = subprocess.run(
             ["git", "diff", "--name-only", base, "--", *rels],
             cwd=claims.ROOT,
