@@ -287,6 +287,35 @@ def docs(session: nox.Session) -> None:
         _pytest_claims(session, py, claim_dirs(), fresh)
     session.run(str(py), "-m", "sitekit.site_render", external=True)
     session.run(str(py), "-m", "mkdocs", "build", "--strict", *args, external=True)
+    hint = lint_hint(py)
+    if hint:
+        session.warn(hint)
+
+
+def lint_hint(py: Path, root: Path = ROOT) -> str | None:
+    """One line when `nox -s lint` would fail: the files, and the commands that fix them (None when clean).
+
+    `docs` stays green for it (CI's first step, `nox -s lint`, fails instead); a contributor learns it here."""
+    ruff = [str(py), "-m", "ruff"]
+    files: set[str] = set()
+    fmt = subprocess.run([*ruff, "format", "--check", "--quiet", "."], cwd=root, capture_output=True, text=True)
+    for line in fmt.stdout.splitlines():  # "Would reformat: path"
+        if line.startswith("Would reformat: "):
+            files.add(line.removeprefix("Would reformat: ").strip())
+    check = subprocess.run(
+        [*ruff, "check", "--quiet", "--output-format", "concise", "."], cwd=root, capture_output=True, text=True
+    )
+    for line in check.stdout.splitlines():  # "path:line:col: CODE message"
+        if ":" in line and not line.startswith(" "):
+            files.add(line.split(":", 1)[0])
+    if fmt.returncode == 0 and check.returncode == 0:
+        return None
+    named = ", ".join(sorted(files)) or "(ruff named none)"
+    py = py.relative_to(ROOT) if py.is_relative_to(ROOT) else py
+    return (
+        f"lint would fail (CI's first step) in {named}; fix: "
+        f"{py} -m ruff format . && {py} -m ruff check --fix . (then `nox -s lint`)"
+    )
 
 
 ZENSICAL = ROOT / "requirements" / "zensical.txt"
@@ -419,6 +448,15 @@ def check(session: nox.Session) -> None:
     path, *rest = session.posargs
     path = str(Path(session.invoked_from, path))  # relative to where nox was run, not to ROOT
     session.run(str(py), str(ROOT / CHECK_SCRIPT), path, *rest, external=True)
+
+
+@nox.session
+def deps(session: nox.Session) -> None:
+    """`-- FILE [FILE ...]`: the claims and experiments whose fingerprint covers each file, their recorded run
+    times, and the one command that re-verifies them all (sitekit/deps.py; seconds, nothing is run)."""
+    py = site_env(session)
+    files = [str(Path(session.invoked_from, f)) for f in session.posargs]  # relative to where nox was run
+    session.run(str(py), "-m", "sitekit.deps", *files, external=True)
 
 
 @nox.session

@@ -146,17 +146,54 @@ def stale_reason(test_file: Path, ids: list[str], device: str, seed_set: str = "
     return rerun_reason(test_file, ids, load(device), device, fresh=False, seed_set=seed_set)
 
 
+NOT_RUN_BY_A_BUILD = "a build does not run experiments"  # in every stale claim's error: the preview says "out of date"
+
+
 def stale_message(test_file: Path, why: str) -> str:
+    """The failure of each claim of a stale experiment: short, since it repeats per claim; the run's summary
+    (`out_of_date_summary`) names the edited files once, with the one command for them all."""
     rel = test_file.resolve().relative_to(ROOT).as_posix()
-    state = (
-        "has no committed record yet (stale: new)"
-        if why == NEW
-        else f"its committed record does not stand (stale: {why})"
-    )
+    state = "has no committed record yet" if why == NEW else f"is out of date ({why})"
     return (
-        f"{rel} is an experiment and {state}: a build does not run "
-        f"experiments; run `{COMMAND} -- {rel}` (minutes) and commit results/experiments-cpu.json with the change"
+        f"experiment {rel} {state}: {NOT_RUN_BY_A_BUILD}. The summary at the end of the run names the edited "
+        f"file and the one command that re-verifies every out-of-date experiment"
     )
+
+
+def is_out_of_date(error: str | None) -> bool:
+    """Whether a failed record failed only because its experiment's committed record is of other code."""
+    return bool(error) and NOT_RUN_BY_A_BUILD in str(error)
+
+
+def out_of_date_summary(stale: dict[str, str]) -> list[str]:
+    """Once per run: which edited files put which experiments out of date, and the one command for them all."""
+    if not stale:
+        return []
+    from sitekit import deps
+
+    committed = load("cpu")
+    by_file: dict[str, list[Claim]] = {}
+    for c in committed.values():
+        by_file.setdefault(c.test.split("::")[0], []).append(c)
+    edited: set[str] = set()
+    seconds = 0.0
+    n_claims = 0
+    for path in stale:
+        records = by_file.get(path, [])
+        n_claims += len(records) or len(deps.claim_ids(ROOT / path))
+        if records:
+            edited.update(deps.edited_files(ROOT / path, records[0]))
+            wall = (records[0].ran or {}).get("wall_s")
+            seconds += wall if isinstance(wall, int | float) else 0.0
+    reasons = ", ".join(sorted(set(stale.values())))
+    because = f"{', '.join(sorted(edited))} changed since their committed runs" if edited else reasons
+    took = f"about {deps.duration(seconds)} by their committed run times" if seconds else "minutes"
+    return [
+        f"OUT OF DATE: {n_claims} claim(s) in {len(stale)} experiment file(s), because {because}:",
+        f"  {', '.join(sorted(stale))}",
+        f"  re-verify them all ({took}): `{COMMAND} -- {' '.join(sorted(stale))}`, then commit "
+        "results/experiments-cpu.json with the change (`nox -s deps -- FILE` says beforehand what an edit costs)",
+    ]
 
 
 def ran_text(record: Claim) -> str:

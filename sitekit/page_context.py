@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from sitekit.claims import Claim, ClaimError
+from sitekit.experiments import is_out_of_date
 
 MACRO = re.compile(r"\{\{\s*(?P<name>[a-z_]+)\((?P<args>.*?)\)\s*\}\}")
 
@@ -92,12 +93,13 @@ def verified(ctx: Context, cid: str) -> Claim:
             f"{where}, which has no result in results/cpu.json. Check the id against the test name "
             "(test_<id>) and run `nox -s tests`."
         )
+    if c.stale or (c.status != "passed" and is_out_of_date(c.error)):  # out of date is not failed: it has not run
+        raise ClaimError(
+            f"{where}, which is out of date: {c.snippet} or a file its test reads changed since it ran "
+            f"(`nox -s deps -- FILE` lists what an edit covers). Run `{_topic_command(c)}`."
+        )
     if c.status != "passed":
         raise ClaimError(f"{where}, whose test {c.test} is {c.status}: fix it, then `{_topic_command(c)}`.")
-    if c.stale:
-        raise ClaimError(
-            f"{where}, but {c.snippet} or its test changed since it ran (stale result). Run `{_topic_command(c)}`."
-        )
     return c
 
 

@@ -203,8 +203,7 @@ def reuse_summary(reuse: dict[str, Any]) -> list[str]:
             f"experiments in rotation slot {rotation['slot']}: {len(rotation['ran'])} run, "
             f"{len(rotation['skipped'])} left to the other slots ({', '.join(rotation['skipped']) or 'none'})"
         )
-    for path, why in sorted(reuse.get("stale", {}).items()):
-        lines.append(f"  STALE experiment {path} ({why}): run `{experiments.COMMAND} -- {path}` and commit the record")
+    lines += experiments.out_of_date_summary(reuse.get("stale", {}))  # once, however many claims it covers
     return lines
 
 

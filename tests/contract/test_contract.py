@@ -246,7 +246,7 @@ def test_a_failing_claim_fails_the_build():
 
 def test_a_stale_claim_fails_the_build():
     c = record(hash="0000000000000000")
-    with pytest.raises(claims.ClaimError, match=r"changed since it ran \(stale result\).*tests/gradient_highway"):
+    with pytest.raises(claims.ClaimError, match=r"is out of date: .*changed since it ran.*tests/gradient_highway"):
         render.render('{{ claim("%s") }}' % c.id, ctx(c))
 
 

@@ -92,8 +92,10 @@ def test_a_stale_experiment_record_is_refused_with_the_command_to_run(committed)
     demo.write_text(demo.read_text(encoding="utf-8").replace("4.2", "4.3"), encoding="utf-8")  # the code changed
     out = again(committed, "--reuse")
     assert out.returncode == 1, out.stdout + out.stderr
-    assert "is an experiment and its committed record does not stand (stale: code changed)" in out.stdout
-    assert f"run `nox -s experiments -- {miniature.TEST}`" in out.stdout
+    assert f"experiment {miniature.TEST} is out of date (code changed): a build does not run experiments" in out.stdout
+    summary = [line for line in out.stdout.splitlines() if line.startswith("OUT OF DATE:")]
+    assert len(summary) == 1, "the command is given once, not once per claim"
+    assert f"`nox -s experiments -- {miniature.TEST}`" in out.stdout
     assert stored(committed, "cpu.json")["status"] == "failed"  # so the page build refuses it
 
 

@@ -196,8 +196,9 @@ def test_a_published_build_refuses_reused_records(tmp_path):
 def test_ci_runs_fresh_and_publishes_only_a_fresh_run():
     ci = (ROOT / ".ci" / "run").read_text()
     assert "SITE_FRESH=1" in ci or "--fresh" in ci
+    assert "SITE_PUBLISH=1" in ci
     workflow = (ROOT / ".github" / "workflows" / "ci.yml").read_text()
-    assert 'SITE_PUBLISH: "1"' in workflow
+    assert "run: bash .ci/run" in workflow, "the hosted workflow publishes what .ci/run built"
 
 
 def test_the_fingerprint_covers_the_committed_sweeps_and_site_url(monkeypatch):

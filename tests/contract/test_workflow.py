@@ -60,12 +60,8 @@ def test_the_schema_rejects_a_broken_workflow():
 def test_ci_verifies_builds_tests_in_a_browser_publishes_and_runs_cuda():
     ci = load_yaml(ROOT / ".github" / "workflows" / "ci.yml")
     assert "pull_request" in ci["on"] and ci["on"]["push"]["branches"] == ["main"]
-    runs = " ; ".join(step.get("run", "") for step in ci["jobs"]["verify"]["steps"])
-    for command in ("nox -s lint", "nox -s tests docs", "nox -s heldout", "nox -s browser"):
-        assert command in runs
-    ci_run = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
-    for command in ("nox -s tests docs", "nox -s heldout", "nox -s browser"):
-        assert command in ci_run, f".ci/run does not run `{command}`"
+    runs = [step["run"] for step in ci["jobs"]["verify"]["steps"] if "run" in step]
+    assert runs == ["bash .ci/run"], "the hosted workflow runs .ci/run, the one CI definition, and nothing else"
     uses = [step.get("uses", "") for job in ci["jobs"].values() for step in job["steps"]]
     assert any(u.startswith("actions/upload-pages-artifact@") for u in uses)
     assert any(u.startswith("actions/deploy-pages@") for u in uses)
@@ -73,6 +69,30 @@ def test_ci_verifies_builds_tests_in_a_browser_publishes_and_runs_cuda():
     assert cuda["runs-on"] == ["self-hosted", "gpu"]
     assert "scripts/gpu_verify.sh" in " ".join(step.get("run", "") for step in cuda["steps"])
     assert "head.repo.full_name == github.repository" in cuda["if"], "fork pull requests must not reach the GPU host"
+
+
+CI_STEPS = (
+    "nox -s lint",
+    "nox -s tests docs",
+    "nox -s zensical",
+    "nox -s notebooks",
+    "nox -s heldout",
+    "nox -s browser",
+)
+
+
+def test_ci_run_lints_first_then_runs_every_step_in_order():
+    """One CI definition: .ci/run, which the hosted workflow calls, runs lint first and every other step."""
+    lines = [line for line in (ROOT / ".ci" / "run").read_text(encoding="utf-8").splitlines() if "nox -s" in line]
+    commands = [line for line in lines if not line.lstrip().startswith("#")]
+    found = [next((i for i, line in enumerate(commands) if step in line), -1) for step in CI_STEPS]
+    assert -1 not in found, f".ci/run lacks {[s for s, i in zip(CI_STEPS, found, strict=True) if i < 0]}"
+    assert found == sorted(found) and found[0] == 0, f".ci/run runs its steps out of order: {commands}"
+
+
+def test_readme_names_the_one_ci_definition():
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert "bash .ci/run" in readme and ".github/workflows/ci.yml" in readme
 
 
 def _lock_version(name: str) -> str:
