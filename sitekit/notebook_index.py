@@ -4,8 +4,27 @@ runs it again and compares what it prints with the page (sitekit/notebook_check.
 
 from __future__ import annotations
 
+import os
+import re
+
 from sitekit import notebooks, rotations
 from sitekit.page_context import Context, macro
+
+# Open in Colab. The Pages workflow (.github/workflows/ci.yml, job `notebooks`) pushes the built notebooks,
+# site/notebooks/*.ipynb, to the root of this branch of the repository the build names (SITE_REPOSITORY, as
+# mkdocs.yml's extra.repository); Colab opens a notebook from there. A build that does not know the repository
+# offers no Colab link (the plain download stays). Nothing is fetched when a page is viewed.
+NOTEBOOKS_BRANCH = "notebooks"
+GITHUB = re.compile(r"https://github\.com/(?P<owner>[\w.-]+)/(?P<name>[\w.-]+?)(?:\.git)?/?")
+
+
+def colab_url(slug: str, repository: str | None = None) -> str | None:
+    """The Colab address of notebook `slug` (notebooks/<slug>.ipynb on the site), or None where the build knows
+    no GitHub repository. `repository` defaults to SITE_REPOSITORY."""
+    m = GITHUB.fullmatch(os.environ.get("SITE_REPOSITORY", "") if repository is None else repository)
+    if m is None:
+        return None
+    return f"https://colab.research.google.com/github/{m['owner']}/{m['name']}/blob/{NOTEBOOKS_BRANCH}/{slug}.ipynb"
 
 
 def _order(ctx: Context, pages: list[str]) -> list[str]:
@@ -27,7 +46,8 @@ def index_markdown(ctx: Context, books: dict[str, notebooks.Notebook], rotation:
         base = ctx.link(f"{notebooks.FOLDER}/{book.slug}")
         title = ctx.page_titles.get(page, book.title).replace("|", "\\|")
         rows.append(
-            f"| [{title}]({ctx.link(page)})<br>[notebook]({base}.ipynb) · [script]({base}.py) | {len(book.calls)} "
+            f"| [{title}]({ctx.link(page)})<br>[notebook]({base}.ipynb) · [script]({base}.py)"
+            f"{f' · [Open in Colab]({colab})' if (colab := colab_url(book.slug)) else ''} | {len(book.calls)} "
             f"| {long or '–'} | {notebooks.duration(book.seconds)} |"
         )
     calls = sum(len(b.calls) for b in books.values())

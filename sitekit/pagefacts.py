@@ -11,6 +11,7 @@ from html import escape
 from typing import Any
 
 from sitekit.claims import ClaimError
+from sitekit.notebook_index import colab_url
 from sitekit.notebooks import duration
 from sitekit.page_context import Context, cuda_record, macro
 from sitekit.receipts import _device_line, _threads, page_anchor
@@ -203,6 +204,8 @@ def page_facts(
     if notebook is not None:
         base = escape(ctx.url(f"notebooks/{notebook.slug}"))
         line.append(f'<a href="{base}.ipynb">Run it</a> ({duration(notebook.seconds)})')
+        if colab := colab_url(notebook.slug):
+            line.append(f'<a href="{escape(colab)}">Open in Colab</a>')
         more.append(
             f'Run it yourself as a <a href="{base}.ipynb">notebook</a> or a <a href="{base}.py">script</a>: '
             f"{len(notebook.calls)} measurements, {duration(notebook.seconds)} on the machine that built this page."
