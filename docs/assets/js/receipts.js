@@ -422,7 +422,20 @@
 
   var BOXES = ".md-typeset__scrollwrap, .md-typeset .katex-display";
 
+  // An equation up to about a third wider than its column is set smaller to fit it (not below FIT of its
+  // size, where it would be too small to read); only a wider one scrolls.
+  var FIT = 0.62;
+
+  function fit(wrap) {
+    var math = wrap.querySelector(".katex");
+    var ratio = wrap.clientWidth / wrap.scrollWidth;
+    if (!math || ratio >= 1 || ratio < FIT) return;
+    var size = parseFloat(window.getComputedStyle(math).fontSize);
+    math.style.fontSize = (size * ratio * 0.97).toFixed(2) + "px";
+  }
+
   function check(wrap) {
+    if (wrap.classList.contains("katex-display") && wrap.scrollWidth > wrap.clientWidth + 1) fit(wrap);
     if (wrap.scrollWidth > wrap.clientWidth + 1 && !wrap.hasAttribute("tabindex")) {
       wrap.tabIndex = 0;
       wrap.setAttribute("role", "region");
