@@ -7,12 +7,12 @@ these tests hold them to the same releases, so a pin bumped in one file alone fa
 
 from __future__ import annotations
 
-import functools
-import importlib.util
 import re
 from pathlib import Path
 
 import pytest
+
+from tests.contract.noxfile_once import noxfile
 
 ROOT = Path(__file__).resolve().parents[2]
 LOCK = ROOT / "requirements" / "lock.txt"
@@ -66,17 +66,9 @@ def test_a_pin_bumped_in_the_lock_alone_or_a_missing_hash_is_caught() -> None:
     assert "leftpad: in lock-hashed.txt only" in disagreements(lock, extra)
 
 
-@functools.cache
-def _noxfile():  # once: importing noxfile.py registers its sessions with nox
-    spec = importlib.util.spec_from_file_location("site_noxfile", ROOT / "noxfile.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 @pytest.mark.parametrize("installer", ["uv", "pip"])
 def test_both_installers_read_the_hashed_lock_and_require_hashes(installer, tmp_path, monkeypatch) -> None:
-    nf = _noxfile()
+    nf = noxfile()
     monkeypatch.setattr(nf, "_uv", lambda session=None: ["uv"])
     monkeypatch.setattr(nf, "_pip_sources", lambda python: [])
     calls: list[tuple[str, ...]] = []

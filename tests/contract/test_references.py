@@ -66,7 +66,7 @@ def test_a_work_the_registry_does_not_hold_is_refused_with_what_to_do():
 
 
 def test_a_stale_citation_record_stops_the_list():
-    with pytest.raises(claims.ClaimError, match="stale"):
+    with pytest.raises(claims.ClaimError, match="out of date"):
         expand('{{ references("%s") }}' % CID, record(hash="0" * 64))
 
 

@@ -32,8 +32,11 @@ PAGE = "module/exercise.md"
 EXPERIMENT = "runs the self-check on 8 learner files through both entry points (16 processes, nox among them)"
 # The full comparison trains the notebook's four models on one seed: the deep plain model's final loss moves with
 # the kernel path (the notebook's medians of the same ratios moved by up to 0.56 between native kernels and
-# ATEN_CPU_CAPABILITY=default, test_solution.py), and one seed moves more than a median, hence the wide tolerance.
-TOLERANCE = 0.7  # twice the largest drift of a margin median under the scalar kernels (0.34)
+# ATEN_CPU_CAPABILITY=default, test_solution.py), and one seed moves more than a median. Between processors it moves
+# further: the deep/shallow final-loss ratio on seed 5 was 5.89 on Intel Xeon (2026-12-06) and 11.17 on AMD EPYC
+# (2026-12-07, CI), a difference of 0.90 of the smaller. Both clear the check (> 1) many times over; the number the
+# page prints is one processor's, and a reader's will differ by as much (the page says so).
+TOLERANCE = 1.8  # twice the largest drift measured between processors (0.90 of the smaller value)
 EXACT_TOLERANCE = 0.05  # the exact claims: exit codes and output text, nothing that can drift
 pytestmark = pytest.mark.timeout(1800)  # 16 processes, each importing PyTorch: minutes on a busy machine
 LEARNER_CPU = "it runs the learner's own file, which trains on the CPU"

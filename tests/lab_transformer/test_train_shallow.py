@@ -16,6 +16,11 @@ PAGE = "module/lab-transformer-stream.md"
 SEEDS = 3
 EXPERIMENT = "trains 3 variants x 4 learning rates x 3 seeds of a 6-block character transformer, 1,500 steps each"
 SAME = 0.5  # warm-up's change to post-norm is less than this share of pre-norm's lead: small next to placement
+# The warm-up statistic is one ratio of two medians of small differences (n = 1: no seed spread to allow for), and it
+# moves with the processor and the seeds: 0.257 on Intel Xeon, 0.189 on AMD EPYC (same seeds), 0.218 on a set of seeds
+# nobody tuned against. The largest of those drifts is 0.36 of the smaller value; the reproduction check allows twice
+# that. The claim itself (< 0.5) holds on all three with room.
+WARMUP_TOLERANCE = 0.75
 
 
 @pytest.fixture(scope="module")
@@ -70,7 +75,7 @@ def test_prenorm_beats_postnorm_at_each_best_rate_at_6_blocks(claim, r):
     "post-norm train.",
     page=PAGE,
     experiment=EXPERIMENT,
-    tolerance=TOLERANCE,
+    tolerance=WARMUP_TOLERANCE,
 )
 def test_warmup_changes_postnorm_little_at_6_blocks(claim, r):
     pre, post, warm = (r["sweeps"][k] for k in ("pre-norm", "post-norm", "post-norm + warm-up"))
