@@ -26,7 +26,9 @@ conftest files, lock, torch, device) is unchanged, and run the rest on every cor
 An experiment is never run by them: its committed record is reused, or, if its code changed, its claims
 fail with the command to run (`nox -s experiments -- tests/<topic>/test_<name>.py`).
 `-- --fresh` or SITE_FRESH=1 runs every claim and experiment, and each experiment must reproduce its
-committed record within its stated tolerance; CI=true and SITE_PUBLISH=1 always do.
+committed record within its stated tolerance; CI=true and SITE_PUBLISH=1 always do, except that CI
+(SITE_PUBLISH=1) lets an experiment outside this commit's rotation slot rest on a committed record that a
+fresh run of a committed tree reproduced as it stands (_pytest_claims; SITE_ROTATION=all runs them all).
 SITE_WORKERS=0 runs in one process (default: auto, one worker per core).
 """
 
@@ -162,10 +164,20 @@ def _fresh(session: nox.Session) -> tuple[list[str], list[str]]:
 
 
 def _pytest_claims(session: nox.Session, py: Path, args: list[str], fresh: list[str]) -> None:
-    """Run claims with reuse (unless fresh) on every core (SITE_WORKERS=0 runs them in one process)."""
+    """Run claims with reuse (unless fresh) on every core (SITE_WORKERS=0 runs them in one process).
+
+    CI (SITE_PUBLISH=1, .ci/run) runs every claim that is not an experiment fresh, and of the experiments those in
+    this commit's slot of the rotation plus every one whose committed record no fresh run of a committed tree has
+    reproduced as it stands (a record a submission adds or changes); the others rest on their committed records
+    (sitekit.experiments.due). SITE_ROTATION=all runs every experiment fresh."""
     workers = os.environ.get("SITE_WORKERS", "auto")
     parallel = [] if workers == "0" else ["-n", workers, "--dist", "loadfile"]
-    session.run(str(py), "-m", "pytest", "--device", "cpu", "--reuse", *fresh, *parallel, *args, external=True)
+    rotation = []
+    if os.environ.get("SITE_PUBLISH") == "1" and os.environ.get("SITE_ROTATION") != "all":
+        rotation = ["--experiment-rotation", _rotation_slot(EXPERIMENT_ROTATION, offset=EXPERIMENT_OFFSET)]
+    session.run(
+        str(py), "-m", "pytest", "--device", "cpu", "--reuse", *fresh, *rotation, *parallel, *args, external=True
+    )
 
 
 _CLAIMS_RAN: list[bool] = []  # `nox -s tests docs` runs the claims once, in `tests`
@@ -200,13 +212,16 @@ HELD_OUT = {  # CI's second condition: seeds no threshold was set against, torch
 _ROTATIONS = runpy.run_path(str(ROOT / "sitekit" / "rotations.py"))
 HELD_OUT_ROTATION: int = _ROTATIONS["HELD_OUT"]
 NOTEBOOK_ROTATION: int = _ROTATIONS["NOTEBOOKS"]
+EXPERIMENT_ROTATION: int = _ROTATIONS["EXPERIMENTS"]
+EXPERIMENT_OFFSET: int = _ROTATIONS["EXPERIMENTS_OFFSET"]
 
 
-def _rotation_slot(k: int = HELD_OUT_ROTATION) -> str:
-    """`I/K`: the experiments this commit's run takes (K slots, HELD_OUT_ROTATION unless told; I: commit count)."""
+def _rotation_slot(k: int = HELD_OUT_ROTATION, offset: int = 0) -> str:
+    """`I/K`: the experiments this commit's run takes (K slots, HELD_OUT_ROTATION unless told; I: commit count,
+    plus `offset`, so two rotations over the same files need not take their longest slot in the same run)."""
     out = subprocess.run(["git", "rev-list", "--count", "HEAD"], cwd=ROOT, capture_output=True, text=True, check=False)
     count = int(out.stdout.strip()) if out.returncode == 0 and out.stdout.strip().isdigit() else 0
-    return f"{count % k}/{k}"
+    return f"{(count + offset) % k}/{k}"
 
 
 @nox.session

@@ -90,13 +90,15 @@ def mark_reproduced(device: str, reproduced: dict[str, dict[str, Any]]) -> None:
 
 
 def commit() -> str:
-    """HEAD's short hash, with `+dirty` when tracked files differ from it; `unknown` outside a git checkout."""
+    """HEAD's short hash, with `+dirty` when tracked files other than the run's own records (results/) differ from
+    it; `unknown` outside a git checkout. A fresh run rewrites results/ as it goes, so results/ says nothing about
+    which code ran."""
     try:
         head = subprocess.run(
             ["git", "rev-parse", "--short=12", "HEAD"], cwd=ROOT, capture_output=True, text=True, check=True
         ).stdout.strip()
         dirty = subprocess.run(
-            ["git", "status", "--porcelain", "--untracked-files=no"],
+            ["git", "status", "--porcelain", "--untracked-files=no", "--", ".", ":(exclude)results"],
             cwd=ROOT,
             capture_output=True,
             text=True,
@@ -296,4 +298,61 @@ def file_seconds(records: dict[str, Claim]) -> dict[str, float]:
         ran = r.ran
         if isinstance(ran, dict) and isinstance(ran.get("wall_s"), (int, float)) and ran.get("file"):
             out[ran["file"]] = float(ran["wall_s"])
+    return out
+
+
+# CI's experiments: what a submission changed, fresh; the rest on a rotation (noxfile.py, `--experiment-rotation`).
+# A committed record "rests" when a fresh run reproduced it from a committed tree and the record has not changed
+# since: its `reproduced` names a clean commit (no `+dirty`) that is in this history, and at that commit the file
+# held the same record (same code hash, same values, same run). A record that `nox -s experiments` wrote has no
+# reproduction (`reproduced: null`), and one edited since its reproduction differs from the record at that commit,
+# so neither can rest: the CI run that lands it runs it fresh. A clean CI run writes its reproductions into its
+# clone's results/experiments-cpu.json; committing them lets later runs rest on them.
+_SAME = ("hash", "values", "ran", "status")
+
+
+def _git(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(["git", *args], cwd=root, capture_output=True, text=True, check=False)
+
+
+def _records_at(commit_: str, device: str, root: Path) -> dict[str, dict[str, Any]] | None:
+    """The committed experiment records as they stood at `commit_` (None when git cannot show them)."""
+    key = (commit_, device, str(root))
+    if key not in _AT:
+        shown = _git(root, "show", f"{commit_}:results/experiments-{device}.json")
+        try:
+            _AT[key] = dict(json.loads(shown.stdout).get("claims", {})) if shown.returncode == 0 else None
+        except json.JSONDecodeError:
+            _AT[key] = None
+    return _AT[key]
+
+
+_AT: dict[tuple[str, str, str], dict[str, dict[str, Any]] | None] = {}
+
+
+def unreproduced(cid: str, record: dict[str, Any], device: str, root: Path = ROOT) -> str | None:
+    """None when the committed record `cid` rests on a reproduction (see above); otherwise why it does not."""
+    again = record.get("reproduced")
+    if not isinstance(again, dict) or not again.get("commit"):
+        return "no fresh run has reproduced it since it was recorded"
+    at = str(again["commit"])
+    if not at or at.endswith("+dirty") or at == "unknown":
+        return f"its reproduction ran on an uncommitted tree ({at})"
+    if _git(root, "merge-base", "--is-ancestor", at, "HEAD").returncode != 0:
+        return f"its reproduction's commit {at} is not in this history"
+    then = (_records_at(at, device, root) or {}).get(cid)
+    if then is None or any(then.get(k) != record.get(k) for k in _SAME):
+        return f"the record changed after commit {at} reproduced it"
+    return None
+
+
+def due(device: str, root: Path = ROOT, records: dict[str, dict[str, Any]] | None = None) -> dict[str, str]:
+    """Experiment files with a committed record that cannot rest on a reproduction: file -> why (one reason)."""
+    out: dict[str, str] = {}
+    for cid, record in sorted((load_raw(device) if records is None else records).items()):
+        file = record.get("test", "").split("::")[0]
+        if file and file not in out:
+            why = unreproduced(cid, record, device, root)
+            if why is not None:
+                out[file] = f"{cid}: {why}"
     return out

@@ -7,6 +7,7 @@ import ast
 import re
 from collections import Counter
 
+from sitekit import rotations
 from sitekit.claims import ROOT, Claim, ClaimError
 from sitekit.margins import thinnest
 from sitekit.page_context import MACRO, Context, cuda_record, device_independent, macro
@@ -167,6 +168,16 @@ def this_build(ctx: Context) -> str:
             f"This copy of the site was built after all {len(verified)} claims ran on a CPU, the latest on "
             f"{when}{tail}."
         )
+    resting = [c for c in reused if getattr(c, "experiment", None) and getattr(c, "reproduced", None)]
+    if len(resting) == len(reused):  # CI's rotation: the other experiments show records a fresh run reproduced
+        again = sum(1 for c in experiments if not getattr(c, "reused", None))
+        return (
+            f"This copy of the site was built after its {len(verified) - len(experiments)} claims that are not "
+            f"experiments ran on a CPU, the latest on {when}. Of its {len(experiments)} experiment claims, "
+            f"{again} ran again and reproduced their committed records; the other {len(resting)} show committed "
+            f"records that an earlier fresh run reproduced, and each runs again within {rotations.EXPERIMENTS} "
+            "builds, or in the build that changes it."
+        )
     oldest = min(c.recorded_at[:10] for c in reused)
     committed = sum(1 for c in reused if getattr(c, "experiment", None))
     of_which = f" ({committed} of them experiments, from their committed records)" if committed else ""
@@ -175,6 +186,15 @@ def this_build(ctx: Context) -> str:
         f"{len(verified)} claims and reused the passing records of the other {len(reused)}{of_which}, whose code "
         f"had not changed since they ran (the oldest on {oldest}); a published build runs them all."
     )
+
+
+@macro
+def rotation(ctx: Context, name: str) -> str:
+    """How many builds one of CI's rotations spans (sitekit/rotations.py: HELD_OUT, EXPERIMENTS, NOTEBOOKS)."""
+    value = getattr(rotations, name, None) if name.isupper() else None
+    if not isinstance(value, int):
+        raise ClaimError(f"docs/{ctx.page}: rotation({name!r}): use HELD_OUT, EXPERIMENTS or NOTEBOOKS")
+    return str(value)
 
 
 @macro

@@ -101,6 +101,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "committed results/experiments-<device>.json (nox -s experiments)",
     )
     parser.addoption(
+        "--experiment-rotation",
+        default=None,
+        help="I/K, with a fresh run (CI): run fresh every claim that is not an experiment, every experiment file "
+        "in rotation slot I of K and every one whose committed record no fresh run of a committed tree has "
+        "reproduced as it stands; the other experiments rest on their committed records (sitekit.experiments.due)",
+    )
+    parser.addoption(
         "--experiment-slot",
         default=None,
         help="I/K: run only the experiment files in rotation slot I of K (every K-th file, sorted by path) and "

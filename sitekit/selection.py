@@ -64,7 +64,7 @@ def _reuse_file(config: pytest.Config, path: Path, ids: list[str], experiment: b
     device = str(config.getoption("--device"))
     rel = path.resolve().relative_to(store.ROOT).as_posix()
     if experiment:
-        if fresh_reason(config) is not None:
+        if fresh_reason(config) is not None and not _rests(config, rel):
             return store.FRESH
         why = experiments.stale_reason(path, ids, device, seed_set=config.stash[SEED_SET])
         if why is None:
@@ -90,6 +90,41 @@ def _reuse_file(config: pytest.Config, path: Path, ids: list[str], experiment: b
 
 
 _STALE: dict[str, str] = {}  # experiment files (relative path) whose committed record does not stand: why
+
+
+def parse_slot(text: str, option: str) -> tuple[int, int]:
+    try:
+        index, k = (int(x) for x in text.split("/"))
+        assert 0 <= index < k
+    except (ValueError, AssertionError):
+        raise pytest.UsageError(f"{option} {text!r}: write I/K with 0 <= I < K, e.g. 1/3") from None
+    return index, k
+
+
+def _rests(config: pytest.Config, rel: str) -> bool:
+    """With --experiment-rotation I/K (CI): whether experiment file `rel` rests on its committed record this run,
+    because it is outside slot I and its record stands reproduced (sitekit.experiments.due). Decided once."""
+    text = config.getoption("--experiment-rotation")
+    if not text:
+        return False
+    if "rotation" not in _ROTATION:
+        index, k = parse_slot(str(text), "--experiment-rotation")
+        device = str(config.getoption("--device"))
+        committed = _committed(config)
+        files = sorted({c.test.split("::")[0] for c in committed.values()})
+        slot = set(experiments.rotation(files, index, k, experiments.file_seconds(committed)))
+        due = experiments.due(device)
+        _ROTATION["rotation"] = {
+            "slot": f"{index}/{k}",
+            "fresh": sorted(slot | set(due)),
+            "due": due,
+            "rests": sorted(set(files) - slot - set(due)),
+        }
+        _REUSE["experiment_rotation"] = _ROTATION["rotation"]
+    return rel in _ROTATION["rotation"]["rests"]
+
+
+_ROTATION: dict[str, dict[str, Any]] = {}
 
 
 def ignore_file(collection_path: Path, config: pytest.Config) -> bool | None:
@@ -136,11 +171,7 @@ def _select_experiments(config: pytest.Config, items: list[pytest.Item]) -> None
         drop = [item for item in items if Path(item.path) not in files or _marker(item) is None]
     elif config.getoption("--experiment-slot"):
         text = str(config.getoption("--experiment-slot"))
-        try:
-            index, k = (int(x) for x in text.split("/"))
-            assert 0 <= index < k
-        except (ValueError, AssertionError):
-            raise pytest.UsageError(f"--experiment-slot {text!r}: write I/K with 0 <= I < K, e.g. 1/3") from None
+        index, k = parse_slot(text, "--experiment-slot")
         files = sorted({Path(item.path).relative_to(store.ROOT).as_posix() for item in items if _is_experiment(item)})
         seconds = experiments.file_seconds(_committed(config))  # balanced on the committed wall times
         keep = set(experiments.rotation(files, index, k, seconds))
@@ -203,6 +234,14 @@ def reuse_summary(reuse: dict[str, Any]) -> list[str]:
             f"experiments in rotation slot {rotation['slot']}: {len(rotation['ran'])} run, "
             f"{len(rotation['skipped'])} left to the other slots ({', '.join(rotation['skipped']) or 'none'})"
         )
+    ci = reuse.get("experiment_rotation")
+    if ci:
+        lines.append(
+            f"experiments (rotation slot {ci['slot']}): {len(ci['fresh'])} files run fresh, {len(ci['rests'])} rest "
+            "on committed records that a fresh run of a committed tree reproduced"
+        )
+        for path, why in sorted(ci["due"].items()):
+            lines.append(f"  fresh out of turn: {path} ({why})")
     lines += experiments.out_of_date_summary(reuse.get("stale", {}))  # once, however many claims it covers
     return lines
 

@@ -22,13 +22,13 @@ import logging
 import os
 import re
 import sys
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
 import yaml
 
-from sitekit import claims, contract, facts, figures, notebooks, numbers, preview, render, rendered
+from sitekit import claims, contract, experiments, facts, figures, notebooks, numbers, preview, render, rendered
 from sitekit import parts as part_refs
 
 ROOT = claims.ROOT
@@ -95,7 +95,13 @@ def load(strict: bool) -> Site:
     cuda, cuda_prov = claims.load("cuda")
     if not cpu and strict:
         raise RenderError("results/cpu.json is missing: run `nox -s tests` first (`nox -s docs` does).")
-    reused = sorted(cid for cid, c in cpu.items() if c.reused)
+    # An experiment may rest on its committed record in CI's rotation, where a fresh run of a committed tree
+    # reproduced that record as it stands (sitekit.experiments.unreproduced); any other reuse is refused.
+    reused = sorted(
+        cid
+        for cid, c in cpu.items()
+        if c.reused and not (c.experiment and experiments.unreproduced(cid, asdict(c), "cpu") is None)
+    )
     if reused and os.environ.get("SITE_PUBLISH") == "1":
         raise RenderError(
             f"SITE_PUBLISH=1: {len(reused)} claims in results/cpu.json were reused from an earlier run "

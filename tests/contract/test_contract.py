@@ -591,6 +591,16 @@ def test_how_we_check_says_what_this_build_ran_or_reused():
     assert "ran 1 of its 2 claims and reused the passing records of the other 1" in said
     head = render.render("{{ ledger() }}", ctx(fresh, reused))
     assert "1 run by this build and 1 reused from an earlier run" in head
+    # CI's rotation: an experiment resting on a reproduced committed record is not a contributor's build
+    resting = record(
+        "zeroed_block_returns_its_input_exactly",
+        reused="2026-11-20T00:00:00+00:00",
+        experiment="trains two nets",
+        reproduced={"commit": "abc", "cpu": "AMD EPYC", "date": "2026-11-21"},
+    )
+    said = render.render("{{ this_build() }}", ctx(fresh, resting))
+    assert "the other 1 show committed records that an earlier fresh run reproduced" in said
+    assert "contributor's build" not in said
 
 
 def test_only_a_labelled_result_carries_a_receipt_and_only_its_first_on_a_page():

@@ -193,3 +193,31 @@ def test_a_fresh_median_within_the_spreads_allowed_of_the_larger_run_is_not_drif
     far = [{"what": "gap", "median": 2.5, "spread": 0.2, "n": 3}]
     (problem,) = experiments.drift(far, committed, 0.3)
     assert "> 6 seed-to-seed spreads (1.2, the larger run's)" in problem
+
+
+def _git(root: Path, *args: str) -> None:
+    subprocess.run(["git", *args], cwd=root, capture_output=True, text=True, check=True)
+
+
+def test_ci_runs_an_unreproduced_record_out_of_turn_then_rests_on_its_committed_reproduction(committed):
+    for args in (("init", "-q"), ("config", "user.email", "t@example.org"), ("config", "user.name", "t")):
+        _git(committed, *args)
+    _git(committed, "add", "-A")
+    _git(committed, "commit", "-qm", "the record, as nox -s experiments wrote it")
+    # Outside its slot (the only file is in slot 0 of 2), a record no fresh run has reproduced still runs fresh.
+    out = again(committed, "--reuse", "--experiment-rotation", "1/2", CI="true")
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert "experiments (rotation slot 1/2): 1 files run fresh, 0 rest" in out.stdout
+    assert f"fresh out of turn: {miniature.TEST} (residual_ends_lower: no fresh run has reproduced it" in out.stdout
+    reproduced = stored(committed, "experiments-cpu.json")["reproduced"]
+    assert reproduced and "+dirty" not in reproduced["commit"], "the run's own records do not make its tree dirty"
+    _git(committed, "add", "-A")
+    _git(committed, "commit", "-qm", "CI's reproduction, committed")
+    # Now it rests on its committed record outside its slot, and runs fresh in it.
+    out = again(committed, "--reuse", "--experiment-rotation", "1/2", CI="true")
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert "0 files run fresh, 1 rest on committed records" in out.stdout
+    assert stored(committed, "cpu.json")["reused"] is True
+    out = again(committed, "--reuse", "--experiment-rotation", "0/2", CI="true")
+    assert out.returncode == 0 and "1 files run fresh, 0 rest" in out.stdout, out.stdout + out.stderr
+    assert stored(committed, "cpu.json")["reused"] is False
