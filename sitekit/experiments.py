@@ -302,12 +302,13 @@ def file_seconds(records: dict[str, Claim]) -> dict[str, float]:
 
 
 # CI's experiments: what a submission changed, fresh; the rest on a rotation (noxfile.py, `--experiment-rotation`).
-# A committed record "rests" when a fresh run reproduced it from a committed tree and the record has not changed
-# since: its `reproduced` names a clean commit (no `+dirty`) that is in this history, and at that commit the file
-# held the same record (same code hash, same values, same run). A record that `nox -s experiments` wrote has no
-# reproduction (`reproduced: null`), and one edited since its reproduction differs from the record at that commit,
-# so neither can rest: the CI run that lands it runs it fresh. A clean CI run writes its reproductions into its
-# clone's results/experiments-cpu.json; committing them lets later runs rest on them.
+# A committed record "rests" when CI's own procedure (.ci/run: SITE_PUBLISH=1, a clean clone) reproduced it and the
+# record has not changed since: its `reproduced` says `published`, names a clean commit (no `+dirty`) that is in
+# this history, and at that commit the file held the same record (same code hash, same values, same run). A record
+# that `nox -s experiments` wrote has no reproduction (`reproduced: null`), and one edited since its reproduction
+# differs from the record at that commit, so neither can rest: the CI run that lands it runs it fresh. A rehearsal
+# of CI on a clean clone writes its reproductions into the clone's results/experiments-cpu.json; committing them
+# lets later runs rest on them.
 _SAME = ("hash", "values", "ran", "status")
 
 
@@ -335,6 +336,8 @@ def unreproduced(cid: str, record: dict[str, Any], device: str, root: Path = ROO
     again = record.get("reproduced")
     if not isinstance(again, dict) or not again.get("commit"):
         return "no fresh run has reproduced it since it was recorded"
+    if again.get("published") is not True:
+        return "its reproduction was not a publishing build's (SITE_PUBLISH=1, as .ci/run runs)"
     at = str(again["commit"])
     if not at or at.endswith("+dirty") or at == "unknown":
         return f"its reproduction ran on an uncommitted tree ({at})"

@@ -1,5 +1,5 @@
 """CI's experiments: a record a submission adds or changes is run fresh by the CI run that lands it; a record that
-a fresh run of a committed tree reproduced, unchanged since, may rest on it outside its rotation slot.
+CI's procedure (a publishing build of a clean commit) reproduced, unchanged since, may rest on it outside its slot.
 
 The rule (sitekit.experiments.unreproduced) is checked here against a real git history in a temporary folder:
 each way a record can be new or changed must make it due, and only a reproduced, unchanged record rests."""
@@ -64,7 +64,7 @@ def test_a_new_record_is_due(repo):
 
 def test_a_reproduced_unchanged_record_rests(repo):
     at = commit(repo, record(), "recorded")
-    rests = record(reproduced={"commit": at, "cpu": "AMD EPYC", "date": "2026-12-02"})
+    rests = record(reproduced={"commit": at, "cpu": "AMD EPYC", "date": "2026-12-02", "published": True})
     commit(repo, rests, "CI's reproduction committed")
     assert why(rests, repo) is None
     assert experiments.due("cpu", repo, {"c": rests}) == {}
@@ -81,20 +81,22 @@ def test_a_reproduced_unchanged_record_rests(repo):
 )
 def test_a_record_changed_since_its_reproduction_is_due(repo, change):
     at = commit(repo, record(), "recorded")
-    changed = change(record(reproduced={"commit": at}))
+    changed = change(record(reproduced={"commit": at, "published": True}))
     commit(repo, changed, "a later submission changes the record and keeps the old reproduction")
     assert "changed after commit" in why(changed, repo)
 
 
 def test_a_reproduction_from_an_uncommitted_tree_or_another_history_does_not_count(repo):
     at = commit(repo, record(), "recorded")
-    assert "uncommitted tree" in why(record(reproduced={"commit": at + "+dirty"}), repo)
-    assert "uncommitted tree" in why(record(reproduced={"commit": "unknown"}), repo)
+    ci = {"published": True}
+    assert "not a publishing build's" in why(record(reproduced={"commit": at}), repo), "a contributor's --fresh"
+    assert "uncommitted tree" in why(record(reproduced={"commit": at + "+dirty"} | ci), repo)
+    assert "uncommitted tree" in why(record(reproduced={"commit": "unknown"} | ci), repo)
     git(repo, "checkout", "-qb", "side")
     side = commit(repo, record(value=3.0), "a record on a branch that never landed")
     git(repo, "checkout", "-q", "-")
-    assert "not in this history" in why(record(value=3.0, reproduced={"commit": side}), repo)
-    assert "not in this history" in why(record(reproduced={"commit": "0" * 12}), repo)
+    assert "not in this history" in why(record(value=3.0, reproduced={"commit": side} | ci), repo)
+    assert "not in this history" in why(record(reproduced={"commit": "0" * 12} | ci), repo)
 
 
 def test_every_experiment_file_is_fresh_within_one_turn_of_the_rotation():
@@ -133,7 +135,7 @@ def test_a_published_build_refuses_reuse_except_an_experiment_resting_on_its_rep
         return record() | base | {"counterfactuals": ["c"]} | extra
 
     claims_ = {
-        "exp": rec("exp", experiment="trains", reproduced={"commit": "0" * 12}),
+        "exp": rec("exp", experiment="trains", reproduced={"commit": "0" * 12, "published": True}),
         "plain": rec("plain", reproduced=None),
     }
     (tmp_path / "cpu.json").write_text(json.dumps({"schema": 1, "claims": claims_}), encoding="utf-8")

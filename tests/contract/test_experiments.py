@@ -205,19 +205,20 @@ def test_ci_runs_an_unreproduced_record_out_of_turn_then_rests_on_its_committed_
     _git(committed, "add", "-A")
     _git(committed, "commit", "-qm", "the record, as nox -s experiments wrote it")
     # Outside its slot (the only file is in slot 0 of 2), a record no fresh run has reproduced still runs fresh.
-    out = again(committed, "--reuse", "--experiment-rotation", "1/2", CI="true")
+    out = again(committed, "--reuse", "--experiment-rotation", "1/2", CI="true", SITE_PUBLISH="1")
     assert out.returncode == 0, out.stdout + out.stderr
     assert "experiments (rotation slot 1/2): 1 files run fresh, 0 rest" in out.stdout
     assert f"fresh out of turn: {miniature.TEST} (residual_ends_lower: no fresh run has reproduced it" in out.stdout
     reproduced = stored(committed, "experiments-cpu.json")["reproduced"]
     assert reproduced and "+dirty" not in reproduced["commit"], "the run's own records do not make its tree dirty"
+    assert reproduced["published"] is True
     _git(committed, "add", "-A")
     _git(committed, "commit", "-qm", "CI's reproduction, committed")
     # Now it rests on its committed record outside its slot, and runs fresh in it.
-    out = again(committed, "--reuse", "--experiment-rotation", "1/2", CI="true")
+    out = again(committed, "--reuse", "--experiment-rotation", "1/2", CI="true", SITE_PUBLISH="1")
     assert out.returncode == 0, out.stdout + out.stderr
     assert "0 files run fresh, 1 rest on committed records" in out.stdout
     assert stored(committed, "cpu.json")["reused"] is True
-    out = again(committed, "--reuse", "--experiment-rotation", "0/2", CI="true")
+    out = again(committed, "--reuse", "--experiment-rotation", "0/2", CI="true", SITE_PUBLISH="1")
     assert out.returncode == 0 and "1 files run fresh, 0 rest" in out.stdout, out.stdout + out.stderr
     assert stored(committed, "cpu.json")["reused"] is False
