@@ -246,3 +246,19 @@ def _times(ratio: float) -> str:
 def thinnest(margins: list[dict[str, Any]]) -> dict[str, Any] | None:
     """The margin of a claim nearest its threshold (relative), or None without margins."""
     return min(margins, key=relative) if margins else None
+
+
+def paired_interval(differences: Sequence[float], confidence: float = 0.95) -> dict[str, float]:
+    """A paired design's summary: the mean of the paired differences, its two-sided t interval, and the interval's
+    half-width, which is the smallest mean difference this design could tell from zero given the spread it saw.
+
+    Judged by the spread of the paired differences (not by either arm's spread between seeds); with n = 3 the t
+    quantile is 4.30, so three seeds resolve only differences several times their own scatter."""
+    from scipy import stats  # the claim side only: pages never import this
+
+    d = _floats(differences)
+    if len(d) < 2:
+        raise ValueError(f"paired_interval needs at least 2 paired differences, got {len(d)}")
+    mean = statistics.mean(d)
+    half = float(stats.t.ppf(0.5 + confidence / 2, len(d) - 1)) * statistics.stdev(d) / math.sqrt(len(d))
+    return {"n": len(d), "mean": mean, "low": mean - half, "high": mean + half, "half_width": half}

@@ -149,3 +149,29 @@ def test_a_published_build_refuses_reuse_except_an_experiment_resting_on_its_rep
     claims_.pop("plain")
     (tmp_path / "cpu.json").write_text(json.dumps({"schema": 1, "claims": claims_}), encoding="utf-8")
     assert set(site_render.load(strict=True).cpu) == {"exp"}
+
+
+def test_keep_reproductions_copies_a_rehearsals_reproductions_onto_identical_records_only(tmp_path):
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(
+        "keep_reproductions", experiments.ROOT / "scripts" / "keep_reproductions.py"
+    )
+    tool = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(tool)
+    ci = {"commit": "abc123def456", "published": True, "cpu": "AMD EPYC"}
+    here, clone = tmp_path / "here", tmp_path / "clone"
+    mine = {"same": record(), "re-recorded": record(value=2.0), "local": record()}
+    theirs = {
+        "same": record(reproduced=ci),
+        "re-recorded": record(reproduced=ci),  # the rehearsal saw the old record
+        "local": record(reproduced=ci | {"published": False}),  # a contributor's --fresh, not CI's procedure
+    }
+    for root, claims in ((here, mine), (clone, theirs)):
+        (root / "results").mkdir(parents=True)
+        (root / "results" / "experiments-cpu.json").write_text(json.dumps({"schema": 1, "claims": claims}))
+    copied, skipped = tool.keep(clone, "cpu", here)
+    assert copied == ["same"] and len(skipped) == 2
+    after = json.loads((here / "results" / "experiments-cpu.json").read_text())["claims"]
+    assert after["same"]["reproduced"] == ci and after["re-recorded"]["reproduced"] is None
+    assert after["local"]["reproduced"] is None

@@ -187,3 +187,16 @@ def test_a_cuda_only_claim_is_recorded_on_cpu_as_not_run_and_never_as_a_pass(tmp
 
     record = json.loads((tmp_path / "results" / "cpu.json").read_text(encoding="utf-8"))["claims"]["speaks_of_the_gpu"]
     assert record["status"] == "not run: CUDA only" and record["values"] == {} and record["margins"] == []
+
+
+def test_a_paired_design_is_judged_by_the_spread_of_its_paired_differences():
+    from sitekit.margins import paired_interval
+
+    # DenseFormer's three paired differences in an earlier record: mean -0.067, 95 % interval about [-0.18, +0.05]
+    got = paired_interval([-0.100, -0.088, -0.014])
+    assert round(got["mean"], 4) == -0.0673 and round(got["low"], 2) == -0.18 and round(got["high"], 2) == 0.05
+    assert got["low"] < 0 < got["high"], "not resolved at this size, which is not 'no difference'"
+    tight = paired_interval([-0.070, -0.066, -0.068])  # the same mean, paired differences that agree
+    assert tight["high"] < 0 and tight["half_width"] < got["half_width"] / 10
+    with pytest.raises(ValueError, match="at least 2"):
+        paired_interval([0.1])
