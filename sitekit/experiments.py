@@ -354,8 +354,20 @@ def due(device: str, root: Path = ROOT, records: dict[str, dict[str, Any]] | Non
     out: dict[str, str] = {}
     for cid, record in sorted((load_raw(device) if records is None else records).items()):
         file = record.get("test", "").split("::")[0]
+        if not record.get("experiment"):  # an identity or exact claim of an experiment file comes with its file
+            continue
         if file and file not in out:
             why = unreproduced(cid, record, device, root)
             if why is not None:
                 out[file] = f"{cid}: {why}"
     return out
+
+
+def rests(cid: str, record: dict[str, Any], device: str, due_files: dict[str, str] | None = None) -> bool:
+    """Whether a reused record may stand in a published build: it is the committed record of a claim in an
+    experiment file that rests (no claim of the file is due), unchanged (the claims of a file share its fate).
+    Pass `due_files` (due(device)) when asking about many records."""
+    committed = load_raw(device).get(cid)
+    if committed is None or any(committed.get(k) != record.get(k) for k in _SAME):
+        return False
+    return record.get("test", "").split("::")[0] not in (due(device) if due_files is None else due_files)

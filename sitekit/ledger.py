@@ -168,15 +168,16 @@ def this_build(ctx: Context) -> str:
             f"This copy of the site was built after all {len(verified)} claims ran on a CPU, the latest on "
             f"{when}{tail}."
         )
-    resting = [c for c in reused if getattr(c, "experiment", None) and getattr(c, "reproduced", None)]
-    if len(resting) == len(reused):  # CI's rotation: the other experiments show records a fresh run reproduced
-        again = sum(1 for c in experiments if not getattr(c, "reused", None))
+    files = [c for c in verified if getattr(c, "ran", None)]  # claims of experiment files: committed records
+    resting = [c for c in reused if getattr(c, "ran", None)]
+    reproduced = all(getattr(c, "reproduced", None) for c in resting if getattr(c, "experiment", None))
+    if len(resting) == len(reused) and reproduced:  # CI's rotation: experiment files resting on reproductions
         return (
-            f"This copy of the site was built after its {len(verified) - len(experiments)} claims that are not "
-            f"experiments ran on a CPU, the latest on {when}. Of its {len(experiments)} experiment claims, "
-            f"{again} ran again and reproduced their committed records; the other {len(resting)} show committed "
-            f"records that an earlier fresh run reproduced, and each runs again within {rotations.EXPERIMENTS} "
-            "builds, or in the build that changes it."
+            f"This copy of the site was built after its {len(verified) - len(files)} claims outside the "
+            f"experiment files ran on a CPU, the latest on {when}. Of the {len(files)} claims in experiment "
+            f"files, {len(files) - len(resting)} ran again and reproduced their committed records; the other "
+            f"{len(resting)} show committed records that an earlier run of CI reproduced, and each runs again "
+            f"within {rotations.EXPERIMENTS} builds, or in the build that changes it."
         )
     oldest = min(c.recorded_at[:10] for c in reused)
     committed = sum(1 for c in reused if getattr(c, "experiment", None))

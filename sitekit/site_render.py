@@ -95,13 +95,10 @@ def load(strict: bool) -> Site:
     cuda, cuda_prov = claims.load("cuda")
     if not cpu and strict:
         raise RenderError("results/cpu.json is missing: run `nox -s tests` first (`nox -s docs` does).")
-    # An experiment may rest on its committed record in CI's rotation, where a fresh run of a committed tree
-    # reproduced that record as it stands (sitekit.experiments.unreproduced); any other reuse is refused.
-    reused = sorted(
-        cid
-        for cid, c in cpu.items()
-        if c.reused and not (c.experiment and experiments.unreproduced(cid, asdict(c), "cpu") is None)
-    )
+    # An experiment file may rest on its committed records in CI's rotation, where CI's procedure reproduced them
+    # as they stand (sitekit.experiments.rests); any other reuse is refused.
+    due = experiments.due("cpu") if any(c.reused for c in cpu.values()) else {}
+    reused = sorted(cid for cid, c in cpu.items() if c.reused and not experiments.rests(cid, asdict(c), "cpu", due))
     if reused and os.environ.get("SITE_PUBLISH") == "1":
         raise RenderError(
             f"SITE_PUBLISH=1: {len(reused)} claims in results/cpu.json were reused from an earlier run "

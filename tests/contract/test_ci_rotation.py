@@ -27,6 +27,7 @@ def record(value: float = 1.0, reproduced: dict | None = None, when: str = "2026
         "test": f"{FILE}::test_c",
         "hash": "h1",
         "status": "passed",
+        "experiment": "trains",
         "values": {"gap": value},
         "ran": {"date": when, "cpu": "CPU", "file": FILE, "wall_s": 10.0},
         "reproduced": reproduced,
@@ -60,6 +61,12 @@ def test_a_new_record_is_due(repo):
     assert experiments.due("cpu", repo, {"c": record()}) == {
         FILE: "c: no fresh run has reproduced it since it was recorded"
     }
+
+
+def test_an_identity_in_an_experiment_file_follows_its_file(repo):
+    identity = record() | {"id": "i", "test": f"{FILE}::test_i", "experiment": None}
+    assert experiments.due("cpu", repo, {"i": identity}) == {}, "it has no reproduction of its own to wait for"
+    assert FILE in experiments.due("cpu", repo, {"i": identity, "c": record()}), "its file's experiment is due"
 
 
 def test_a_reproduced_unchanged_record_rests(repo):
@@ -143,7 +150,7 @@ def test_a_published_build_refuses_reuse_except_an_experiment_resting_on_its_rep
     monkeypatch.setenv("SITE_PUBLISH", "1")
     with pytest.raises(site_render.RenderError, match=r"2 claims .* were reused"):
         site_render.load(strict=True)  # commit 000... is in no history: the experiment cannot rest either
-    monkeypatch.setattr(experiments, "unreproduced", lambda cid, r, device: None)  # as if reproduced at HEAD
+    monkeypatch.setattr(experiments, "rests", lambda cid, r, device, due=None: cid == "exp")  # as if reproduced
     with pytest.raises(site_render.RenderError, match=r"1 claims .* were reused .* instead of run \(plain\)"):
         site_render.load(strict=True)
     claims_.pop("plain")

@@ -597,9 +597,10 @@ def test_how_we_check_says_what_this_build_ran_or_reused():
         reused="2026-11-20T00:00:00+00:00",
         experiment="trains two nets",
         reproduced={"commit": "abc", "cpu": "AMD EPYC", "date": "2026-11-21"},
+        ran={"date": "2026-11-20", "cpu": "Intel Xeon", "file": "tests/x/test_y.py"},
     )
     said = render.render("{{ this_build() }}", ctx(fresh, resting))
-    assert "the other 1 show committed records that an earlier fresh run reproduced" in said
+    assert "the other 1 show committed records that an earlier run of CI reproduced" in said
     assert "contributor's build" not in said
 
 
