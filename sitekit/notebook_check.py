@@ -20,6 +20,7 @@ from pathlib import Path
 
 from sitekit import claims as store
 from sitekit import experiments, notebooks, watch
+from sitekit.provenance import _cpu_model
 
 
 def experiment_slot(index: int, k: int) -> set[str]:
@@ -27,6 +28,19 @@ def experiment_slot(index: int, k: int) -> set[str]:
     committed = experiments.load("cpu")
     files = sorted({str((c.ran or {}).get("file")) for c in committed.values() if isinstance(c.ran, dict)})
     return set(experiments.rotation(files, index, k, experiments.file_seconds(committed)))
+
+
+def recorded_elsewhere(records: dict[str, store.Claim], here: str | None) -> dict[str, str]:
+    """Experiment files this build did not run (their records rest, committed) whose committed run was on another
+    processor: file -> that processor. Their calls are not replayed: a trained model's values differ from processor
+    to processor by more than a per-value tolerance allows (the experiment's reproduction, judged on its margins,
+    is CI's rotation's job), so a replay here could only compare one processor with another."""
+    out: dict[str, str] = {}
+    for c in records.values():
+        ran = c.ran if isinstance(c.ran, dict) else {}
+        if c.reused and ran.get("file") and ran.get("cpu") and ran.get("cpu") != here:
+            out[str(ran["file"])] = str(ran["cpu"])
+    return out
 
 
 def chosen(book: notebooks.Notebook, slot_files: set[str] | None) -> set[int]:
@@ -73,6 +87,15 @@ def main(argv: list[str] | None = None) -> int:
     if not args.all:
         index, k = (int(x) for x in args.slot.split("/")) if args.slot else (0, 0)
         slot_files = experiment_slot(index, k) if k else set()
+    elsewhere = recorded_elsewhere(store.load("cpu")[0], _cpu_model())
+    for file, cpu in sorted(elsewhere.items()):
+        if slot_files is None or file in slot_files:
+            print(f"notebooks: {file}: not replayed; this build shows its committed run, made on {cpu}")
+    slot_files = (
+        {f for f in slot_files if f not in elsewhere}
+        if slot_files is not None
+        else experiment_slot(0, 1) - set(elsewhere)
+    )
     problems = [
         f"docs/{page} shows listings but has no notebook: none of its claims' tests logged a snippet's measure() "
         "call (run `nox -s docs`; a page whose claims call no measure() needs one that does)"

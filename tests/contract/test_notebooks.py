@@ -146,3 +146,17 @@ def test_a_timing_inside_a_result_is_not_compared_by_name():
     book = book_for({"loss": 2.0, "cpu_seconds": 10.0}, tolerance=0.1)
     assert notebooks.check_output(book, "result 1 " + json.dumps({"loss": 2.0, "cpu_seconds": 30.0})) == []
     assert notebooks.check_output(book, "result 1 " + json.dumps({"loss": 3.0, "cpu_seconds": 10.0})) != []
+
+
+def test_an_experiment_this_build_did_not_run_is_not_replayed_against_another_processors_run():
+    from types import SimpleNamespace
+
+    def rec(reused: bool, cpu: str, file: str = "tests/t/test_e.py") -> SimpleNamespace:
+        return SimpleNamespace(reused=reused, ran={"file": file, "cpu": cpu})
+
+    records = {
+        "rests": rec(True, "Intel Xeon"),
+        "fresh": rec(False, "Intel Xeon", "tests/t/test_f.py"),  # ran in this build: its log is this machine's
+        "same": rec(True, "AMD EPYC", "tests/t/test_g.py"),  # committed on this processor: replayed
+    }
+    assert notebook_check.recorded_elsewhere(records, "AMD EPYC") == {"tests/t/test_e.py": "Intel Xeon"}
