@@ -6,7 +6,7 @@ import statistics
 import pytest
 
 from sitekit import runs
-from sitekit.margins import above, below
+from sitekit.margins import above
 from snippets.lab_transformer import sweep
 from snippets.lab_transformer import train_shallow as snippet
 from tests.lab_transformer import sweep_checks
@@ -15,12 +15,10 @@ from tests.lab_transformer.sweep_checks import TOLERANCE
 PAGE = "module/lab-transformer-stream.md"
 SEEDS = 3
 EXPERIMENT = "trains 3 variants x 4 learning rates x 3 seeds of a 6-block character transformer, 1,500 steps each"
-SAME = 0.5  # warm-up's change to post-norm is less than this share of pre-norm's lead: small next to placement
-# The warm-up statistic is one ratio of two medians of small differences (n = 1: no seed spread to allow for), and it
-# moves with the processor and the seeds: 0.257 on Intel Xeon, 0.189 on AMD EPYC (same seeds), 0.218 on a set of seeds
-# nobody tuned against. The largest of those drifts is 0.36 of the smaller value; the reproduction check allows twice
-# that. The claim itself (< 0.5) holds on all three with room.
-WARMUP_TOLERANCE = 0.75
+# Warm-up's change to post-norm, as a share of pre-norm's lead (a ratio of two medians of small differences over 3
+# seeds), is recorded as a reading, not asserted: it measured 0.26 on Intel Xeon, 0.19 on AMD EPYC, 0.22 on a seed set
+# nobody tuned against, and 0.43 under CI's held-out condition (held-out seeds, scalar kernels), where a claim that it
+# stays under 0.5 missed the margin floor. With 3 seeds this statistic moves with the processor and the seeds.
 
 
 @pytest.fixture(scope="module")
@@ -56,6 +54,7 @@ def test_prenorm_beats_postnorm_at_each_best_rate_at_6_blocks(claim, r):
     claim.check(sweep_checks.ahead, pre.at_best(), post.at_best())
     claim.rejects(sweep_checks.ahead, warm.at_best(), post.at_best(), because="post-norm + warm-up against post-norm")
     diffs = [b - a for a, b in zip(pre.at_best(), post.at_best(), strict=True)]
+    warm_diffs = [b - a for a, b in zip(post.at_best(), warm.at_best(), strict=True)]
     claim.record(
         diffs=diffs,
         diff_median=statistics.median(diffs),
@@ -63,44 +62,16 @@ def test_prenorm_beats_postnorm_at_each_best_rate_at_6_blocks(claim, r):
         diff_max=max(diffs),
         pre_best=pre.best_rate(),
         post_best=post.best_rate(),
+        warm_best=warm.best_rate(),
+        warm_diffs=warm_diffs,
+        warm_diff_min=min(warm_diffs),
+        warm_diff_max=max(warm_diffs),
+        warm_change_share=statistics.median(abs(d) for d in warm_diffs) / statistics.median(diffs),
+        top_rate=warm.lrs[-1],
+        at_top={name: statistics.median(sw.loss[warm.lrs[-1]]) for name, sw in r["sweeps"].items()},
         gap=sweep_checks.GAP,
         depth=r["depth"],
         seeds=len(pre.seeds),
-    )
-
-
-@pytest.mark.claim(
-    "At 6 blocks, warm-up changes post-norm's held-out loss, each at its own best rate, by less than 0.5 times "
-    "pre-norm's lead over post-norm (medians over the seeds); at the top rate of the grid it does not let "
-    "post-norm train.",
-    page=PAGE,
-    experiment=EXPERIMENT,
-    tolerance=WARMUP_TOLERANCE,
-)
-def test_warmup_changes_postnorm_little_at_6_blocks(claim, r):
-    pre, post, warm = (r["sweeps"][k] for k in ("pre-norm", "post-norm", "post-norm + warm-up"))
-
-    def little(without: list[float], with_warmup: list[float], prenorm: list[float]) -> None:
-        change = statistics.median(abs(b - a) for a, b in zip(without, with_warmup, strict=True))
-        lead = statistics.median(a - p for a, p in zip(without, prenorm, strict=True))
-        below("median |post-norm + warm-up − post-norm| ÷ median pre-norm lead, at each best rate", change / lead, SAME)
-
-    claim.check(little, post.at_best(), warm.at_best(), pre.at_best())
-    top = warm.lrs[-1]
-    claim.rejects(little, post.at_best(), warm.loss[top], pre.at_best(), because="warm-up at the top rate")
-    diffs = [b - a for a, b in zip(post.at_best(), warm.at_best(), strict=True)]
-    claim.record(
-        diffs=diffs,
-        diff_min=min(diffs),
-        diff_max=max(diffs),
-        post_best=post.best_rate(),
-        warm_best=warm.best_rate(),
-        warmup=sweep.WARMUP,
-        top_rate=top,
-        at_top={name: statistics.median(sw.loss[top]) for name, sw in r["sweeps"].items()},
-        same=SAME,
-        depth=snippet.DEPTH,
-        seeds=SEEDS,
     )
 
 
