@@ -2,7 +2,7 @@
 
     nox -s tests        contract tests and every claim on CPU -> results/cpu.json
     nox -s heldout      every claim again on held-out seeds, scalar kernels, one thread (CI's 2nd condition;
-                        the experiments in rotation: one slot of HELD_OUT_ROTATION per commit)
+                        the experiments in rotation: sitekit/rotations.py)
     nox -s experiments  every experiment (claims marked experiment=..., minutes) fresh -> results/experiments-cpu.json
                         (commit it: builds that are not fresh reuse it while its fingerprint matches)
     nox -s tests_cuda   every claim on CUDA           -> results/cuda.json (fails without a GPU)
@@ -174,7 +174,7 @@ def _pytest_claims(session: nox.Session, py: Path, args: list[str], fresh: list[
     parallel = [] if workers == "0" else ["-n", workers, "--dist", "loadfile"]
     rotation = []
     if os.environ.get("SITE_PUBLISH") == "1" and os.environ.get("SITE_ROTATION") != "all":
-        rotation = ["--experiment-rotation", _rotation_slot(EXPERIMENT_ROTATION, offset=EXPERIMENT_OFFSET)]
+        rotation = ["--experiment-rotation", _experiment_turn("fresh")]
     session.run(
         str(py), "-m", "pytest", "--device", "cpu", "--reuse", *fresh, *rotation, *parallel, *args, external=True
     )
@@ -208,20 +208,27 @@ HELD_OUT = {  # CI's second condition: seeds no threshold was set against, torch
 }
 
 
-# Commits per rotation (held-out experiments, notebook replays): sitekit/rotations.py says why these numbers.
+# Commits per rotation (experiments fresh and held-out, notebook replays): sitekit/rotations.py says why.
 _ROTATIONS = runpy.run_path(str(ROOT / "sitekit" / "rotations.py"))
-HELD_OUT_ROTATION: int = _ROTATIONS["HELD_OUT"]
 NOTEBOOK_ROTATION: int = _ROTATIONS["NOTEBOOKS"]
-EXPERIMENT_ROTATION: int = _ROTATIONS["EXPERIMENTS"]
-EXPERIMENT_OFFSET: int = _ROTATIONS["EXPERIMENTS_OFFSET"]
+GROUPS: int = _ROTATIONS["GROUPS"]
 
 
-def _rotation_slot(k: int = HELD_OUT_ROTATION, offset: int = 0) -> str:
-    """`I/K`: the experiments this commit's run takes (K slots, HELD_OUT_ROTATION unless told; I: commit count,
-    plus `offset`, so two rotations over the same files need not take their longest slot in the same run)."""
+def _commit_count() -> int:
     out = subprocess.run(["git", "rev-list", "--count", "HEAD"], cwd=ROOT, capture_output=True, text=True, check=False)
-    count = int(out.stdout.strip()) if out.returncode == 0 and out.stdout.strip().isdigit() else 0
-    return f"{(count + offset) % k}/{k}"
+    return int(out.stdout.strip()) if out.returncode == 0 and out.stdout.strip().isdigit() else 0
+
+
+def _rotation_slot(k: int) -> str:
+    """`I/K`: slot I = commit count mod K of a K-slot rotation (the notebooks' replays)."""
+    return f"{_commit_count() % k}/{k}"
+
+
+def _experiment_turn(condition: str) -> str:
+    """`G/GROUPS` when this commit's CI run carries experiment group G under `condition` ("fresh" or "heldout"),
+    else `none` (sitekit/rotations.py: one group a run, fresh and held-out in alternate runs)."""
+    taken, group = _ROTATIONS["turn"](_commit_count())
+    return f"{group}/{GROUPS}" if taken == condition else "none"
 
 
 @nox.session
@@ -243,9 +250,10 @@ def heldout(session: nox.Session) -> None:
 
     Its records go to .nox/heldout/ (never results/cpu.json, which the pages are built from), and it
     prints the thinnest margins. `-- --seeds 12345` tries another seed set; CI runs it after `docs`.
-    The experiments (minutes each) run in rotation: each commit takes one slot of HELD_OUT_ROTATION, so
-    every experiment file meets the held-out condition at least once in that many commits
-    (SITE_ROTATION=all runs them all; `-- --experiment-slot I/K` picks a slot).
+    The experiments (minutes each) run in rotation: a commit whose CI run carries its experiment group under this
+    condition (sitekit/rotations.py: odd commit counts) runs that group, others run none, so every experiment file
+    meets the held-out condition once in HELD_OUT commits (SITE_ROTATION=all runs them all;
+    `-- --experiment-slot I/K` picks a group, `none` none).
     """
     py = site_env(session)
     out = ROOT / ".nox" / "heldout"
@@ -257,7 +265,7 @@ def heldout(session: nox.Session) -> None:
     paths = [a for a in session.posargs if not a.startswith("-") and (ROOT / a.split("::")[0]).exists()]
     args = session.posargs if paths else [*claim_dirs(), *session.posargs]  # `-- --seeds 12345` keeps every topic
     if os.environ.get("SITE_ROTATION") != "all" and not any(a.startswith("--experiment-slot") for a in args):
-        args = ["--experiment-slot", _rotation_slot(), *args]
+        args = ["--experiment-slot", _experiment_turn("heldout"), *args]
     session.run(str(py), "-m", "pytest", "--device", "cpu", "-p", "no:cacheprovider", *parallel, *args, external=True)
 
 

@@ -270,7 +270,7 @@ def missing_message(nodeid: str, test_file: Path, why: str) -> str:
 
 
 def slot(count: int, k: int) -> int:
-    """Which of `k` rotation slots a run with `count` commits behind it takes (CI's held-out rotation)."""
+    """Which of `k` rotation slots a run with `count` commits behind it takes (the notebooks' replays)."""
     return count % k
 
 

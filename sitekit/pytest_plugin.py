@@ -103,15 +103,16 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption(
         "--experiment-rotation",
         default=None,
-        help="I/K, with a fresh run (CI): run fresh every claim that is not an experiment, every experiment file "
-        "in rotation slot I of K and every one whose committed record no fresh run of a committed tree has "
+        help="I/K or none, with a fresh run (CI): run fresh every claim that is not an experiment, every experiment "
+        "file in rotation group I of K (none: no group) and every one whose committed record CI has not "
         "reproduced as it stands; the other experiments rest on their committed records (sitekit.experiments.due)",
     )
     parser.addoption(
         "--experiment-slot",
         default=None,
-        help="I/K: run only the experiment files in rotation slot I of K (every K-th file, sorted by path) and "
-        "every claim that is not an experiment (CI's held-out condition rotates the experiments)",
+        help="I/K or none: run only the experiment files in rotation group I of K (balanced on committed wall "
+        "times; none: no experiment) and every claim that is not an experiment (CI's held-out condition "
+        "rotates the experiments: sitekit/rotations.py)",
     )
 
 

@@ -93,11 +93,14 @@ _STALE: dict[str, str] = {}  # experiment files (relative path) whose committed 
 
 
 def parse_slot(text: str, option: str) -> tuple[int, int]:
+    """`I/K` -> (I, K); `none` (CI's run that carries no group of this kind: sitekit/rotations.py) -> (0, 0)."""
+    if text == "none":
+        return 0, 0
     try:
         index, k = (int(x) for x in text.split("/"))
         assert 0 <= index < k
     except (ValueError, AssertionError):
-        raise pytest.UsageError(f"{option} {text!r}: write I/K with 0 <= I < K, e.g. 1/3") from None
+        raise pytest.UsageError(f"{option} {text!r}: write I/K with 0 <= I < K, e.g. 1/3, or none") from None
     return index, k
 
 
@@ -112,10 +115,10 @@ def _rests(config: pytest.Config, rel: str) -> bool:
         device = str(config.getoption("--device"))
         committed = _committed(config)
         files = sorted({c.test.split("::")[0] for c in committed.values()})
-        slot = set(experiments.rotation(files, index, k, experiments.file_seconds(committed)))
+        slot = set(experiments.rotation(files, index, k, experiments.file_seconds(committed))) if k else set()
         due = experiments.due(device)
         _ROTATION["rotation"] = {
-            "slot": f"{index}/{k}",
+            "slot": f"{index}/{k}" if k else "none",
             "fresh": sorted(slot | set(due)),
             "due": due,
             "rests": sorted(set(files) - slot - set(due)),
@@ -174,13 +177,14 @@ def _select_experiments(config: pytest.Config, items: list[pytest.Item]) -> None
         index, k = parse_slot(text, "--experiment-slot")
         files = sorted({Path(item.path).relative_to(store.ROOT).as_posix() for item in items if _is_experiment(item)})
         seconds = experiments.file_seconds(_committed(config))  # balanced on the committed wall times
-        keep = set(experiments.rotation(files, index, k, seconds))
+        keep = set(experiments.rotation(files, index, k, seconds)) if k else set()
         drop = [
             item
             for item in items
             if _is_experiment(item) and Path(item.path).relative_to(store.ROOT).as_posix() not in keep
         ]
-        _REUSE["rotation"] = {"slot": f"{index}/{k}", "ran": sorted(keep), "skipped": sorted(set(files) - keep)}
+        slot = f"{index}/{k}" if k else "none"
+        _REUSE["rotation"] = {"slot": slot, "ran": sorted(keep), "skipped": sorted(set(files) - keep)}
     if drop:
         config.hook.pytest_deselected(items=drop)
         gone = set(map(id, drop))
@@ -231,14 +235,14 @@ def reuse_summary(reuse: dict[str, Any]) -> list[str]:
     rotation = reuse.get("rotation")
     if rotation:
         lines.append(
-            f"experiments in rotation slot {rotation['slot']}: {len(rotation['ran'])} run, "
+            f"experiments in rotation group {rotation['slot']}: {len(rotation['ran'])} run, "
             f"{len(rotation['skipped'])} left to the other slots ({', '.join(rotation['skipped']) or 'none'})"
         )
     ci = reuse.get("experiment_rotation")
     if ci:
         lines.append(
-            f"experiments (rotation slot {ci['slot']}): {len(ci['fresh'])} files run fresh, {len(ci['rests'])} rest "
-            "on committed records that a fresh run of a committed tree reproduced"
+            f"experiments (rotation group {ci['slot']}): {len(ci['fresh'])} files run fresh, {len(ci['rests'])} rest "
+            "on committed records that CI reproduced"
         )
         for path, why in sorted(ci["due"].items()):
             lines.append(f"  fresh out of turn: {path} ({why})")

@@ -125,9 +125,9 @@ def test_contributing_states_the_rotation_that_ci_uses():
     from sitekit import rotations
 
     text = (experiments.ROOT / "CONTRIBUTING.md").read_text(encoding="utf-8")
-    k, offset = rotations.EXPERIMENTS, rotations.EXPERIMENTS_OFFSET
-    assert f"`EXPERIMENTS` = {k} in `sitekit/rotations.py`" in text
-    assert f"slot (commit count + {offset}) mod {k}" in text
+    assert f"`GROUPS` = {rotations.GROUPS} groups" in text
+    assert f"group (count // 2) mod {rotations.GROUPS} fresh" in text
+    assert f"`EXPERIMENTS` = {rotations.EXPERIMENTS} commits" in text
     assert '{{ rotation("EXPERIMENTS") }}' in (experiments.ROOT / "docs" / "how-we-check.md").read_text(
         encoding="utf-8"
     )
@@ -182,3 +182,28 @@ def test_keep_reproductions_copies_a_rehearsals_reproductions_onto_identical_rec
     after = json.loads((here / "results" / "experiments-cpu.json").read_text())["claims"]
     assert after["same"]["reproduced"] == ci and after["re-recorded"]["reproduced"] is None
     assert after["local"]["reproduced"] is None
+
+
+def test_one_ci_run_carries_one_experiment_group_and_each_group_takes_each_condition_once_a_cycle():
+    """sitekit/rotations.py: the longest file sets a step's floor, so a CI run carries a group fresh or held-out,
+    never both; over any EXPERIMENTS consecutive commit counts each group meets each condition exactly once."""
+    from sitekit import rotations
+
+    assert rotations.EXPERIMENTS == rotations.HELD_OUT == 2 * rotations.GROUPS
+    for start in range(0, 40, 7):
+        turns = [rotations.turn(c) for c in range(start, start + rotations.EXPERIMENTS)]
+        for condition in ("fresh", "heldout"):
+            assert sorted(g for taken, g in turns if taken == condition) == list(range(rotations.GROUPS))
+    noxfile = (experiments.ROOT / "noxfile.py").read_text(encoding="utf-8")
+    assert '_experiment_turn("fresh")' in noxfile and '_experiment_turn("heldout")' in noxfile
+
+
+def test_none_takes_no_group_and_a_bad_slot_is_refused_with_the_form_to_write():
+    import pytest
+
+    from sitekit import selection
+
+    assert selection.parse_slot("none", "--experiment-slot") == (0, 0)
+    assert selection.parse_slot("2/6", "--experiment-slot") == (2, 6)
+    with pytest.raises(pytest.UsageError, match=r"write I/K with 0 <= I < K, e\.g\. 1/3, or none"):
+        selection.parse_slot("6/6", "--experiment-slot")

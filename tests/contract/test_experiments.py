@@ -166,7 +166,7 @@ def test_the_held_out_rotation_balances_the_slots_on_committed_wall_time():
 def test_a_rotation_slot_leaves_the_other_experiments_out_and_says_so(committed):
     out = again(committed, "--experiment-slot", "1/2", "--no-record")
     assert out.returncode == 5, out.stdout + out.stderr  # its only experiment is in slot 0
-    assert "experiments in rotation slot 1/2: 0 run, 1 left to the other slots" in out.stdout
+    assert "experiments in rotation group 1/2: 0 run, 1 left to the other slots" in out.stdout
 
 
 @pytest.mark.parametrize("n", [*sorted(experiments.SPREADS_ALLOWED), max(experiments.SPREADS_ALLOWED) + 1])
@@ -207,7 +207,7 @@ def test_ci_runs_an_unreproduced_record_out_of_turn_then_rests_on_its_committed_
     # Outside its slot (the only file is in slot 0 of 2), a record no fresh run has reproduced still runs fresh.
     out = again(committed, "--reuse", "--experiment-rotation", "1/2", CI="true", SITE_PUBLISH="1")
     assert out.returncode == 0, out.stdout + out.stderr
-    assert "experiments (rotation slot 1/2): 1 files run fresh, 0 rest" in out.stdout
+    assert "experiments (rotation group 1/2): 1 files run fresh, 0 rest" in out.stdout
     assert f"fresh out of turn: {miniature.TEST} (residual_ends_lower: no fresh run has reproduced it" in out.stdout
     reproduced = stored(committed, "experiments-cpu.json")["reproduced"]
     assert reproduced and "+dirty" not in reproduced["commit"], "the run's own records do not make its tree dirty"
