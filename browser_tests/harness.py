@@ -173,6 +173,9 @@ class Visit:
     wide_listings: list[str]
     raw_tex: list[str]
     phone_width: int  # the page's scroll width in a 390 px wide window (folds opened)
+    height_at_load: int  # the page's scroll height at 1280 px as loaded, and with every block drawn (DRAW_ALL)
+    height_drawn: int
+    phone_too_wide: list[list[Any]]  # light visit only: PHONE_TOO_WIDE at 390 px, folds open
 
 
 def expected_math(path: str) -> int:
@@ -231,6 +234,23 @@ WIDE_LISTINGS = """() => {
 DRAW_ALL = ".md-content .md-typeset > * { content-visibility: visible !important; }"
 
 # Every axe rule in the light scheme; in the dark one only those that depend on colour.
+SCROLL_HEIGHT = "document.documentElement.scrollHeight"
+
+# At 390 px: display formulas wider than the screen (or scrolling without a tab stop), and tables of up to three
+# columns that scroll sideways, as [kind, scroll width or right edge, width].
+PHONE_TOO_WIDE = """() => [
+  ...[...document.querySelectorAll('.katex-display')].filter(k => k.getClientRects().length).map(k => {
+    const r = k.getBoundingClientRect(), scrolls = k.scrollWidth > k.clientWidth + 1;
+    return ['formula', r.left < -1 || (scrolls && k.tabIndex !== 0) ? 9999 : Math.round(r.right), innerWidth];
+  }),
+  ...[...document.querySelectorAll('.md-typeset__scrollwrap')]
+    .filter(w => {
+      const t = w.querySelector('table');
+      return t && t.rows.length && t.rows[0].cells.length <= 3;
+    })
+    .map(w => ['table', w.scrollWidth, w.clientWidth]),
+].filter(([, scroll, width]) => scroll > width + 1)"""
+
 AXE_RULES = {"light": None, "dark": ["color-contrast", "link-in-text-block"]}
 AXE_SERIOUS = """async (rules) => {
   const options = {resultTypes: ["violations"]};
@@ -275,6 +295,7 @@ class Visits:
             page.goto(self.base_url + path, wait_until="load")
             page.wait_for_load_state("networkidle")
             body_scheme = page.evaluate("document.body.dataset.mdColorScheme")
+            height_at_load = page.evaluate(SCROLL_HEIGHT)
             math_rendered, math_errors, math_unstyled = page.evaluate(MATH)
             raw_tex = page.evaluate(RAW_TEX)
             unsized = page.evaluate(UNSIZED_IMAGES)
@@ -287,12 +308,18 @@ class Visits:
             shot = SHOTS / f"{page_id(path)}-{scheme}.png"
             page.screenshot(path=str(shot), full_page=True)
             page.add_style_tag(content=DRAW_ALL)
+            height_drawn = page.evaluate(SCROLL_HEIGHT)
             page.evaluate(_axe_source() + "\n;0")  # through DevTools: the page's CSP refuses inline scripts
             serious = page.evaluate(AXE_SERIOUS, AXE_RULES[scheme])
             wide = page.evaluate(WIDE_LISTINGS)  # opens folded blocks: keep it after the screenshot
             page.set_viewport_size({"width": PHONE, "height": 844})
             page.wait_for_timeout(100)  # the theme's layout for narrow screens
             phone_width = page.evaluate("document.documentElement.scrollWidth")
+            too_wide: list[list[Any]] = []
+            if scheme == "light":  # layout, not colour: one scheme is enough
+                page.evaluate("document.querySelectorAll('details').forEach(d => d.open = true)")
+                page.wait_for_timeout(300)  # the scroll boxes get their tab stops when the browser is idle
+                too_wide = page.evaluate(PHONE_TOO_WIDE)
         finally:
             ctx.close()
         sizes: dict[str, int] = {}
@@ -321,6 +348,9 @@ class Visits:
             wide_listings=wide,
             raw_tex=raw_tex,
             phone_width=phone_width,
+            height_at_load=height_at_load,
+            height_drawn=height_drawn,
+            phone_too_wide=too_wide,
         )
 
 

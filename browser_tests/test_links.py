@@ -4,14 +4,20 @@ from __future__ import annotations
 
 import functools
 from pathlib import Path
+from typing import Any
 from urllib.parse import unquote, urljoin, urlparse
 
 from bs4 import BeautifulSoup
 
-from browser_tests.harness import SITE, site_pages
+from browser_tests.harness import SITE, site_pages, soup
 
 ATTRS = {"a": "href", "link": "href", "img": "src", "script": "src", "source": "src", "iframe": "src"}
 SKIP_SCHEMES = {"mailto", "data", "javascript", "tel", "blob"}
+
+
+def parsed(file: Path) -> Any:
+    """A built HTML file as the suite's shared parse (harness.soup: once per process) has it."""
+    return soup(file.relative_to(SITE).as_posix())
 
 
 def _site_url() -> str:
@@ -23,7 +29,7 @@ def _site_url() -> str:
 
 @functools.cache
 def _ids(file: Path) -> frozenset[str]:
-    soup = BeautifulSoup(file.read_text(encoding="utf-8"), "html.parser")
+    soup = parsed(file)
     ids = {el["id"] for el in soup.find_all(id=True)}
     ids |= {el["name"] for el in soup.find_all("a", attrs={"name": True})}
     return frozenset(ids)
@@ -45,7 +51,7 @@ def broken_links() -> list[str]:
     for file in sorted(SITE.rglob("*.html")):
         rel = file.relative_to(SITE).as_posix()
         page_url = urljoin(base, rel.removesuffix("index.html"))
-        soup = BeautifulSoup(file.read_text(encoding="utf-8"), "html.parser")
+        soup = parsed(file)
         for tag, attr in ATTRS.items():
             for el in soup.find_all(tag, attrs={attr: True}):
                 url = el[attr].strip()

@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
-from browser_tests.harness import AXE, AXE_SHA256, DRAW_ALL, PHONE, Visits
+from browser_tests.harness import AXE, AXE_SHA256, PHONE, Visits
 
 # Bytes of HTML, JS, CSS, fonts and images one cold visit may pull (notebook downloads are reported,
 # not budgeted; the search index is fetched only when a reader opens search: overrides/main.html).
@@ -70,46 +70,21 @@ def test_nothing_widens_the_page_on_a_phone(visits: Visits, page_path: str) -> N
     assert width <= PHONE, f"/{page_path}: {width} px wide in a {PHONE} px window: something escapes its scroll box"
 
 
-def test_display_formulas_and_narrow_tables_fit_a_phone(new_context: Any, base_url: str, page_path: str) -> None:
+def test_display_formulas_and_narrow_tables_fit_a_phone(visits: Visits, page_path: str) -> None:
     """At 390 px no display formula is wider than the screen: one that needs more room scrolls inside its
     own box, which then takes a tab stop (receipts.js); a table of up to three columns needs no sideways
     scrolling (header cells wrap, a table of sentences is stacked: site.css); wider data tables may scroll
-    in their own box."""
-    page = new_context().new_page()
-    page.set_viewport_size({"width": PHONE, "height": 844})
-    page.goto(base_url + page_path, wait_until="load")
-    page.add_style_tag(content=DRAW_ALL)
-    page.evaluate("document.querySelectorAll('details').forEach(d => d.open = true)")
-    page.wait_for_timeout(300)  # the scroll boxes get their tab stops when the browser is idle
-    wide = page.evaluate(
-        """() => [
-          ...[...document.querySelectorAll('.katex-display')].filter(k => k.getClientRects().length).map(k => {
-            const r = k.getBoundingClientRect(), scrolls = k.scrollWidth > k.clientWidth + 1;
-            return ['formula', r.left < -1 || (scrolls && k.tabIndex !== 0) ? 9999 : Math.round(r.right), innerWidth];
-          }),
-          ...[...document.querySelectorAll('.md-typeset__scrollwrap')]
-            .filter(w => {
-              const t = w.querySelector('table');
-              return t && t.rows.length && t.rows[0].cells.length <= 3;
-            })
-            .map(w => ['table', w.scrollWidth, w.clientWidth]),
-        ].filter(([, scroll, width]) => scroll > width + 1)"""
-    )
+    in their own box. Measured in the page's light visit, every block drawn and every fold open."""
+    wide = visits.get(page_path).phone_too_wide
     assert not wide, f"/{page_path}: wider than their column at {PHONE} px: {wide}"
 
 
-def test_the_scrollbar_tells_a_desktop_reader_the_page_s_true_length(
-    new_context: Any, base_url: str, page_path: str
-) -> None:
+def test_the_scrollbar_tells_a_desktop_reader_the_page_s_true_length(visits: Visits, page_path: str) -> None:
     """At 1280 px every block is drawn at load: blocks skipped until scrolled near (content-visibility,
     since dropped on phones too: browser_tests/test_phone.py) stood in at a guessed height, and made Part 1
     look 1.5 times its length."""
-    page = new_context().new_page()
-    page.set_viewport_size({"width": 1280, "height": 900})
-    page.goto(base_url + page_path, wait_until="load")
-    at_load = page.evaluate("document.documentElement.scrollHeight")
-    page.add_style_tag(content=DRAW_ALL)
-    drawn = page.evaluate("document.documentElement.scrollHeight")
+    v = visits.get(page_path)
+    at_load, drawn = v.height_at_load, v.height_drawn
     assert abs(at_load - drawn) <= 2, f"/{page_path}: the page measures {at_load} px at load and {drawn} px drawn"
 
 

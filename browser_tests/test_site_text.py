@@ -22,18 +22,25 @@ E_NOTATION = re.compile(r"(?<![\w.])[-+−]?\d+(?:\.\d+)?[eE][+-]?\d+(?![\w.])")
 PLACEHOLDER_HOSTS = ("example.org", "example.com")
 
 
+HIDDEN = frozenset({"pre", "code", "script", "style", "template"})
+
+
+def _shown(node: Any) -> bool:
+    """A string outside code, scripts and styles, and outside a notebook cell's hidden copy buffer."""
+    return not any(p.name in HIDDEN or "clipboard-copy-txt" in (p.get("class") or ()) for p in node.parents)
+
+
 @cache
 def page_text() -> dict[str, str]:
-    """Each page's visible text outside <pre>, <code>, scripts and styles."""
-    from bs4 import BeautifulSoup
+    """Each page's visible text outside <pre>, <code>, scripts and styles (from the parse the suite shares)."""
+    from bs4.element import CData, NavigableString
 
     site_pages()  # a clear error when there is no build
     out = {}
     for path in sorted(SITE.rglob("*.html")):
-        soup = BeautifulSoup(path.read_text(encoding="utf-8"), "html.parser")
-        for tag in [*soup(["pre", "code", "script", "style", "template"]), *soup.select(".clipboard-copy-txt")]:
-            tag.decompose()  # code, and the hidden copy buffers of notebook cells
-        out[str(path.relative_to(SITE))] = soup.get_text(" ")
+        tree = soup(str(path.relative_to(SITE)))
+        strings = [str(t) for t in tree.find_all(string=True) if type(t) in (NavigableString, CData) and _shown(t)]
+        out[str(path.relative_to(SITE))] = " ".join(strings)
     return out
 
 
