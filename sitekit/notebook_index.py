@@ -55,7 +55,8 @@ def index_markdown(ctx: Context, books: dict[str, notebooks.Notebook], rotation:
     seconds = sum(b.seconds for b in books.values())
     needs = sorted({n for b in books.values() for n in b.needs})
     turns = (
-        f"; the {experiments} long experiments take turns, each run again within {rotation} builds"
+        f"; the {experiments} long experiments take turns, each run again within {rotation} builds on the kind of "
+        "processor that recorded it (see below)"
         if experiments
         else ""
     )
