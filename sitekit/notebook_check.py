@@ -16,6 +16,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from sitekit import claims as store
@@ -50,6 +51,11 @@ def chosen(book: notebooks.Notebook, slot_files: set[str] | None) -> set[int]:
         for i, c in enumerate(book.calls, start=1)
         if c.get("tolerance") is None or slot_files is None or c["test"] in slot_files
     }
+
+
+def _expected_seconds(book: notebooks.Notebook, calls: set[int]) -> float:
+    """The logged seconds of the calls a replay makes (the longest replay starts first)."""
+    return sum(float(c.get("seconds") or 0.0) for i, c in enumerate(book.calls, start=1) if i in calls)
 
 
 def run(script: Path, calls: set[int], timeout: float) -> tuple[str, float]:
@@ -101,18 +107,34 @@ def main(argv: list[str] | None = None) -> int:
         "call (run `nox -s docs`; a page whose claims call no measure() needs one that does)"
         for page in notebooks.uncovered(books)
     ]
-    total = 0.0
+    jobs: list[tuple[str, notebooks.Notebook, Path, set[int]]] = []
     for page, book in sorted(books.items()):
         script = Path(args.site) / notebooks.FOLDER / f"{book.slug}.py"
         if not script.is_file():
             problems.append(f"{script}: missing from the built site; run `nox -s docs`")
             continue
-        calls = chosen(book, slot_files)
+        jobs.append((page, book, script, chosen(book, slot_files)))
+
+    def replay(job: tuple[str, notebooks.Notebook, Path, set[int]]) -> tuple[str, float] | str:
         try:
-            output, seconds = run(script, calls, args.timeout)
+            return run(job[2], job[3], args.timeout)
         except (RuntimeError, subprocess.TimeoutExpired) as e:
-            problems.append(str(e))
+            return str(e)
+
+    # Each call runs on the threads its logged run used (one, for every claim run under xdist), so the notebooks
+    # share the cores out, one process per core, longest first; what each printed is reported in page order.
+    workers = max(1, int(os.environ.get("SITE_WORKERS") or 0) or os.cpu_count() or 1)
+    order = sorted(jobs, key=lambda j: -_expected_seconds(j[1], j[3]))
+    start = time.perf_counter()
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        done = dict(zip([j[0] for j in order], pool.map(replay, order), strict=True))
+    total = 0.0
+    for page, book, _, calls in jobs:
+        outcome = done[page]
+        if isinstance(outcome, str):
+            problems.append(outcome)
             continue
+        output, seconds = outcome
         total += seconds
         found = notebooks.check_output(book, output, calls)
         problems += found
@@ -120,7 +142,8 @@ def main(argv: list[str] | None = None) -> int:
             f"notebooks: {page}: {len(calls)} of {len(book.calls)} calls in {seconds:.1f} s "
             f"({'ok' if not found else f'{len(found)} differ'})"
         )
-    print(f"notebooks: {len(books)} notebooks, {total:.0f} s")
+    print(f"notebooks: {len(jobs)} notebooks run in {time.perf_counter() - start:.0f} s on {workers} processes")
+    print(f"notebooks: {len(books)} notebooks, {total:.0f} s of notebook time")
     for p in problems:
         print(f"notebooks: {p}", file=sys.stderr)
     return 1 if problems else 0
