@@ -318,7 +318,8 @@ class Visits:
             too_wide: list[list[Any]] = []
             if scheme == "light":  # layout, not colour: one scheme is enough
                 page.evaluate("document.querySelectorAll('details').forEach(d => d.open = true)")
-                page.wait_for_timeout(300)  # the scroll boxes get their tab stops when the browser is idle
+                # receipts.js checks the scroll boxes again 150 ms after a resize, when the browser is idle
+                page.wait_for_timeout(500)
                 too_wide = page.evaluate(PHONE_TOO_WIDE)
         finally:
             ctx.close()

@@ -412,9 +412,9 @@
 // A table or display equation wider than the column scrolls inside its own box (the wrapper Material puts
 // around a table; on a phone the equation's .katex-display, site.css): give that box a tab stop and a name, so a
 // keyboard can reach and scroll it (axe: scrollable-region-focusable). Only boxes that do scroll get one,
-// checked after Material has wrapped the tables (its document$ fires per page). Measuring a box lays out its
-// block: all at once that was one long task on a slow phone, so the boxes are measured a few at a time, when
-// idle.
+// checked after Material has wrapped the tables (its document$ fires per page), and again after the window is
+// resized. Measuring a box lays out its block: all at once that was one long task on a slow phone, so the boxes
+// are measured a few at a time, when idle.
 (function () {
   var later = window.requestIdleCallback
     ? function (f) { window.requestIdleCallback(f, { timeout: 2000 }); }
@@ -453,6 +453,13 @@
     }
     if (wraps.length) later(step);
   }
+  /* A window made narrower (a phone turned upright, a desktop window dragged) can leave an equation wider than
+     its column: check the boxes again once the resizing stops. */
+  var resized;
+  window.addEventListener("resize", function () {
+    window.clearTimeout(resized);
+    resized = window.setTimeout(reachable, 150);
+  });
   /* A box in a closed fold has no width until the fold opens: check the boxes in a fold as it opens. */
   document.addEventListener("toggle", function (e) {
     if (e.target.open && e.target.querySelectorAll) e.target.querySelectorAll(BOXES).forEach(check);
