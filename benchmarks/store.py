@@ -44,6 +44,7 @@ SWEEPS: dict[str, dict[str, Any]] = {
     "denormals": {"rounds": 15, "depth": 100},
     "exercise_pair": {"rounds": 3},
     "resnet_latency": {"rounds": 5, "small_side": 32},
+    "stacked_seeds": {"stacks": (1, 2, 4, 8, 12), "depth": 6, "steps_timed": 40, "rounds": 7},
 }
 
 

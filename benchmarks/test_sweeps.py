@@ -1,6 +1,6 @@
 """The sweeps behind the Measured costs and depth-versus-width pages; `nox -s bench` writes them to results/."""
 
-from snippets.costs import add_share, denormals, depth_width, exercise_pair, resnet_latency
+from snippets.costs import add_share, denormals, depth_width, exercise_pair, resnet_latency, stacked_seeds
 
 
 def test_add_share(bench):
@@ -25,4 +25,9 @@ def test_exercise_pair(bench):
 
 def test_resnet_latency(bench):
     values = bench("resnet_latency", resnet_latency.sweep)
+    assert values["table"]["rows"]
+
+
+def test_stacked_seeds(bench):
+    values = bench("stacked_seeds", stacked_seeds.sweep_stack)
     assert values["table"]["rows"]
