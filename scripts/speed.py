@@ -61,6 +61,7 @@ BUDGETS = {  # step: at most (seconds, on 2 cores), the budgets the project prom
     "experiments": 25 * 60,
     "ci_run": 45 * 60,
 }
+CI_PART = re.compile(r"^ci: (.+?) took (\d+) s$", re.M)
 CI_TOTAL = re.compile(r"ci: all steps took (\d+) s")
 SUMMARY = re.compile(r"claims: (\d+) reused from their last run[^,]*, passed\), (\d+) re-run(?:: (.*))?")
 PASSED = re.compile(r"(\d+) passed")
@@ -431,6 +432,9 @@ def record_ci(log: Path) -> None:
     stamp = dt.datetime.fromtimestamp(log.stat().st_mtime, dt.UTC).isoformat(timespec="seconds")
     began = started() | {"date": stamp}
     entry = {"seconds": float(found[-1]), "busy_cores": None, "command": f".ci/run (log {log.name})"}
+    parts = {name: float(n) for name, n in CI_PART.findall(text) if name != "all steps"}
+    if parts:  # the steps .ci/run times itself (the rest of the total: install, lint, Zensical, browser)
+        entry["parts"] = parts | {"the rest": round(float(found[-1]) - sum(parts.values()), 1)}
     save("ci_run", entry, began)
     say(f"ci_run: {found[-1]} s (from {log})")
 
