@@ -54,10 +54,12 @@ def one_at_a_time(
     text: sweep.Text, models: int, depth: int, n: int
 ) -> list[list[float]]:
     """The same models trained one after the other, each a stack of one, as the sweep's rows:
-    one model's, then all of them: [M, s per step, its ratio to one model's, the speed-up]."""
+    one model's (the median of the single runs), then all of them: [M, s per step, its ratio
+    to one model's, the speed-up]. Taking one model's time from the same runs keeps a slow
+    first run or a busy stretch from passing for a saving."""
     step_seconds(text, 1, depth, 2)  # first-call set-up is not a step
-    one = step_seconds(text, 1, depth, n)
-    alone = sum(step_seconds(text, 1, depth, n) for _ in range(models))
+    each = [step_seconds(text, 1, depth, n) for _ in range(models)]
+    one, alone = statistics.median(each), sum(each)
     return [[1, one, 1.0, 1.0], [models, alone, alone / one, models * one / alone]]
 
 
