@@ -44,22 +44,13 @@ def within(base: list[float], *variants: list[float]) -> None:
     below("|mean over seeds of variant − pre-norm held-out loss|, each variant (nats)", [abs(m) for m in means], WITHIN)
 
 
-def unresolved(base: list[float], *variants: list[float]) -> None:
-    ratios = []
-    for losses in variants:
-        t = paired_interval([v - b for v, b in zip(losses, base, strict=True)], CONFIDENCE)
-        ratios.append(abs(t["mean"]) / t["half_width"])
-    below("|mean paired difference| ÷ (t quantile × standard error), each variant", ratios, 1.0)
-
-
 CONFIDENCE = 0.95
 
 
 @pytest.mark.claim(
     "Over the 3 paired seeds, each variant's mean difference from the pre-norm model in held-out loss (averaged "
-    "over the last 5 checkpoints of 1000 steps) is within 0.1 nats, and none is resolved: the 95 % t interval "
-    "of each mean over the paired differences spans zero. The pre-norm model after 100 of those steps is "
-    "neither.",
+    "over the last 5 checkpoints of 1000 steps) is within 0.1 nats; the pre-norm model after 100 of those steps "
+    "is not.",
     page=PAGE,
     experiment=EXPERIMENT,
     tolerance=TOLERANCE,
@@ -67,10 +58,8 @@ CONFIDENCE = 0.95
 def test_every_variant_ends_within_a_tenth_of_a_nat_of_pre_norm_on_average(claim, runs):
     base = losses(runs, "pre-norm")
     claim.check(within, base, *(losses(runs, n) for n in others()))
-    claim.check(unresolved, base, *(losses(runs, n) for n in others()))
     early = [r.models["pre-norm"].early for r in runs]
     claim.rejects(within, base, early, because="the pre-norm model a tenth of the way through training")
-    claim.rejects(unresolved, base, early, because="the pre-norm model a tenth of the way through training")
     first = runs[0]
     names = snippet.VARIANTS
     diffs = {n: [v - b for v, b in zip(losses(runs, n), base, strict=True)] for n in others()}
@@ -86,7 +75,9 @@ def test_every_variant_ends_within_a_tenth_of_a_nat_of_pre_norm_on_average(claim
         within=WITHIN,
         diffs=diffs,
         mean_diff={n: statistics.mean(ds) for n, ds in diffs.items()},
-        # judged by the spread of the paired differences: a t interval, and the smallest mean it could resolve
+        # judged by the spread of the paired differences: a t interval, and the smallest mean it could resolve.
+        # Read, not asserted: "none is resolved" held on these seeds and failed on CI's held-out seeds (one
+        # variant's interval excluded zero there), so 3 seeds settle neither a difference nor its absence.
         confidence=CONFIDENCE,
         interval={n: paired_interval(ds, CONFIDENCE) for n, ds in diffs.items()},
         early_interval=paired_interval([e - b for e, b in zip(early, base, strict=True)], CONFIDENCE),
