@@ -270,7 +270,8 @@ def missing_message(nodeid: str, test_file: Path, why: str) -> str:
 
 
 def slot(count: int, k: int) -> int:
-    """Which of `k` rotation slots a run with `count` commits behind it takes (the notebooks' replays)."""
+    """Which of `k` rotation slots a run with `count` commits behind it takes: the arithmetic the noxfile's
+    `_rotation_slot` repeats for the notebooks' replays (the noxfile imports nothing of sitekit)."""
     return count % k
 
 
